@@ -1,0 +1,277 @@
+# ktune_add_kernel(): declare a tunable CUDA kernel and build one cubin per valid config.
+#
+#   ktune_add_kernel(<name>
+#     SOURCE  <file.cu>                    kernel source; parameters arrive as -D macros
+#     PARAMS  "<NAME>=<values>" ...        e.g. "TM=32,64,128" "TK=8..32:8" "TN=pow2(16..256)"
+#     [WHERE  "<constraint>" ...]          C or Python syntax, Python semantics
+#     [DEFAULT "<NAME>=<value> ..."]       fallback and baseline; default: first valid config
+#     [FLAGS  <nvcc flag> ...]             extra nvcc flags for this kernel
+#     [INCLUDE_DIRS <dir> ...]             extra include directories for this kernel
+#     [MAX_CONFIGS <n>])                   refuse larger spaces (default KTUNE_MAX_CONFIGS)
+#
+# The space is checked and enumerated at configure time by the `ktune` host tool (the same
+# C++ engine the tuner uses), which writes <build>/_ktune/<name>/manifest.json and the list
+# of cubin edges. Target ktune_<name>_cubins builds them, in the Ninja pool ktune_nvcc.
+# Settings (cache variables): KTUNE_CUDA_ARCH, KTUNE_COMPILE_JOBS, KTUNE_MAX_CONFIGS,
+# KTUNE_NVCC, KTUNE_HOST_TOOL; see docs/cmake.md.
+include_guard(GLOBAL)
+
+set(KTUNE_ROOT "${CMAKE_CURRENT_LIST_DIR}/.." CACHE INTERNAL "ktune source tree")
+get_filename_component(KTUNE_ROOT "${KTUNE_ROOT}" ABSOLUTE)
+
+set(KTUNE_MAX_CONFIGS 10000 CACHE STRING
+    "Largest number of valid configs a kernel may have (each is a cubin to compile)")
+set(KTUNE_CUDA_ARCH "" CACHE STRING
+    "Architecture of the cubins, e.g. 90 or 90a; empty: CMAKE_CUDA_ARCHITECTURES, else the visible GPU, else 90")
+set(KTUNE_HOST_TOOL "" CACHE FILEPATH
+    "A built `ktune` tool to use at configure time; empty: build one into <build>/_ktune/host")
+
+# nvcc is memory-hungry: by default one job per core, at most one per GiB of memory.
+cmake_host_system_information(RESULT _ktune_cores QUERY NUMBER_OF_LOGICAL_CORES)
+cmake_host_system_information(RESULT _ktune_mem_mib QUERY TOTAL_PHYSICAL_MEMORY)
+math(EXPR _ktune_mem_jobs "${_ktune_mem_mib} / 1024")
+if(_ktune_mem_jobs LESS _ktune_cores)
+  set(_ktune_cores ${_ktune_mem_jobs})
+endif()
+if(_ktune_cores LESS 1)
+  set(_ktune_cores 1)
+endif()
+set(KTUNE_COMPILE_JOBS ${_ktune_cores} CACHE STRING
+    "Parallel nvcc jobs for ktune cubins (Ninja job pool ktune_nvcc)")
+if(NOT KTUNE_COMPILE_JOBS MATCHES "^[1-9][0-9]*$")
+  message(FATAL_ERROR "KTUNE_COMPILE_JOBS='${KTUNE_COMPILE_JOBS}' is not a positive integer; "
+                      "set e.g. -DKTUNE_COMPILE_JOBS=4")
+endif()
+set_property(GLOBAL APPEND PROPERTY JOB_POOLS "ktune_nvcc=${KTUNE_COMPILE_JOBS}")
+
+# --- the toolchain ---------------------------------------------------------------------
+
+function(_ktune_find_nvcc)
+  if(KTUNE_NVCC)
+    return()
+  endif()
+  if(CMAKE_CUDA_COMPILER)
+    set(KTUNE_NVCC "${CMAKE_CUDA_COMPILER}" CACHE FILEPATH "nvcc used for ktune cubins")
+    return()
+  endif()
+  find_program(KTUNE_NVCC nvcc HINTS "$ENV{CUDA_PATH}/bin" "$ENV{CUDA_HOME}/bin" /usr/local/cuda/bin
+               DOC "nvcc used for ktune cubins")
+  if(NOT KTUNE_NVCC)
+    message(FATAL_ERROR "ktune: nvcc not found; install the CUDA toolkit or set -DKTUNE_NVCC=/path/to/nvcc")
+  endif()
+endfunction()
+
+# The architecture of the GPUs visible now ("" when none), through the toolkit's own query.
+function(_ktune_visible_arch out)
+  get_filename_component(bindir "${KTUNE_NVCC}" DIRECTORY)
+  set(${out} "" PARENT_SCOPE)
+  if(NOT EXISTS "${bindir}/__nvcc_device_query")
+    return()
+  endif()
+  execute_process(COMMAND "${bindir}/__nvcc_device_query" RESULT_VARIABLE rc
+                  OUTPUT_VARIABLE archs ERROR_QUIET OUTPUT_STRIP_TRAILING_WHITESPACE)
+  if(rc EQUAL 0 AND archs MATCHES "^[0-9]+")
+    string(REGEX MATCHALL "[0-9]+" archs "${archs}")
+    list(SORT archs COMPARE NATURAL ORDER DESCENDING)
+    list(GET archs 0 arch)
+    set(${out} "${arch}" PARENT_SCOPE)
+  endif()
+endfunction()
+
+function(_ktune_resolve_arch)
+  get_property(done GLOBAL PROPERTY KTUNE_ARCH_RESOLVED)
+  if(done)
+    return()
+  endif()
+  set(arch "${KTUNE_CUDA_ARCH}")
+  set(why "KTUNE_CUDA_ARCH")
+  if(arch STREQUAL "" AND CMAKE_CUDA_ARCHITECTURES AND
+     NOT CMAKE_CUDA_ARCHITECTURES MATCHES "^(native|all|all-major|OFF)$")
+    # A cubin is for one architecture: tune for the newest one the project builds.
+    set(archs "${CMAKE_CUDA_ARCHITECTURES}")
+    list(TRANSFORM archs REPLACE "-(real|virtual)$" "")
+    list(SORT archs COMPARE NATURAL ORDER DESCENDING)
+    list(GET archs 0 arch)
+    set(why "CMAKE_CUDA_ARCHITECTURES")
+  endif()
+  if(arch STREQUAL "" OR arch STREQUAL "native")
+    _ktune_visible_arch(arch)
+    set(why "the visible GPU")
+    if(arch STREQUAL "" AND KTUNE_CUDA_ARCH STREQUAL "native")
+      message(FATAL_ERROR "ktune: KTUNE_CUDA_ARCH=native but no GPU is visible; set e.g. -DKTUNE_CUDA_ARCH=90")
+    endif()
+  endif()
+  if(arch STREQUAL "")
+    set(arch 90)
+    set(why "no GPU visible: the default, Hopper")
+  endif()
+  if(NOT arch MATCHES "^[1-9][0-9]+[af]?$")
+    message(FATAL_ERROR "ktune: '${arch}' (from ${why}) is not a CUDA architecture; "
+                        "set e.g. -DKTUNE_CUDA_ARCH=90 or 90a")
+  endif()
+  set(KTUNE_RESOLVED_ARCH "${arch}" CACHE INTERNAL "")
+  set_property(GLOBAL PROPERTY KTUNE_ARCH_RESOLVED TRUE)
+  message(STATUS "ktune: cubins for sm_${arch} (${why}), ${KTUNE_COMPILE_JOBS} parallel nvcc jobs")
+endfunction()
+
+# The `ktune` host tool, built from tuner/ at configure time (once; later configures only
+# check it is up to date) so ktune_add_kernel() runs the real space engine.
+function(_ktune_host_tool)
+  get_property(tool GLOBAL PROPERTY KTUNE_TOOL)
+  if(tool)
+    return()
+  endif()
+  if(KTUNE_HOST_TOOL)
+    if(NOT EXISTS "${KTUNE_HOST_TOOL}")
+      message(FATAL_ERROR "ktune: KTUNE_HOST_TOOL=${KTUNE_HOST_TOOL} does not exist; build it or unset it")
+    endif()
+    set_property(GLOBAL PROPERTY KTUNE_TOOL "${KTUNE_HOST_TOOL}")
+    return()
+  endif()
+  set(dir "${CMAKE_BINARY_DIR}/_ktune/host")
+  if(NOT EXISTS "${dir}/CMakeCache.txt")
+    set(args -S "${KTUNE_ROOT}/tuner" -B "${dir}" -DCMAKE_BUILD_TYPE=Release
+             "-DKTUNE_DEPS_DIR=${KTUNE_DEPS_DIR}")
+    if(CMAKE_GENERATOR MATCHES "^(Ninja|Unix Makefiles)$")
+      list(APPEND args -G "${CMAKE_GENERATOR}")
+    endif()
+    if(CMAKE_CXX_COMPILER)
+      list(APPEND args "-DCMAKE_CXX_COMPILER=${CMAKE_CXX_COMPILER}")
+    endif()
+    message(STATUS "ktune: building the ktune host tool in ${dir}")
+    execute_process(COMMAND "${CMAKE_COMMAND}" ${args} RESULT_VARIABLE rc
+                    OUTPUT_VARIABLE out ERROR_VARIABLE out)
+    if(NOT rc EQUAL 0)
+      file(REMOVE "${dir}/CMakeCache.txt")
+      message(FATAL_ERROR "ktune: configuring the host tool failed:\n${out}")
+    endif()
+  endif()
+  execute_process(COMMAND "${CMAKE_COMMAND}" --build "${dir}" --target ktune --parallel
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "ktune: building the host tool failed:\n${out}")
+  endif()
+  set_property(GLOBAL PROPERTY KTUNE_TOOL "${dir}/bin/ktune")
+endfunction()
+
+# --- ktune_add_kernel ------------------------------------------------------------------
+
+function(ktune_add_kernel name)
+  set(where "ktune_add_kernel(${name})")
+  set(keywords SOURCE DEFAULT MAX_CONFIGS)
+  set(list_keywords PARAMS WHERE FLAGS INCLUDE_DIRS)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "${keywords}" "${list_keywords}")
+  if(arg_UNPARSED_ARGUMENTS)
+    list(GET arg_UNPARSED_ARGUMENTS 0 bad)
+    message(FATAL_ERROR "${where}: unknown argument '${bad}'; ktune_add_kernel takes "
+                        "SOURCE, PARAMS, WHERE, DEFAULT, FLAGS, INCLUDE_DIRS and MAX_CONFIGS")
+  endif()
+  foreach(kw IN LISTS arg_KEYWORDS_MISSING_VALUES)
+    message(FATAL_ERROR "${where}: ${kw} is given without a value; give one or drop ${kw}")
+  endforeach()
+  if(NOT name MATCHES "^[A-Za-z_][A-Za-z0-9_]*$")
+    message(FATAL_ERROR "${where}: the kernel name is not a C identifier; use letters, digits and '_'")
+  endif()
+  get_property(kernels GLOBAL PROPERTY KTUNE_KERNELS)
+  if(name IN_LIST kernels)
+    message(FATAL_ERROR "${where}: a kernel named '${name}' was already added; give each kernel its own name")
+  endif()
+  set_property(GLOBAL APPEND PROPERTY KTUNE_KERNELS "${name}")
+  if(NOT DEFINED arg_SOURCE)
+    message(FATAL_ERROR "${where}: SOURCE is missing; name the kernel's .cu file, e.g. SOURCE kernels/${name}.cu")
+  endif()
+  get_filename_component(source "${arg_SOURCE}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+  if(NOT EXISTS "${source}" OR IS_DIRECTORY "${source}")
+    message(FATAL_ERROR "${where}: SOURCE ${arg_SOURCE} does not exist (looked for ${source})")
+  endif()
+  if(NOT arg_PARAMS)
+    message(FATAL_ERROR "${where}: PARAMS is missing; declare the tunable parameters, e.g. PARAMS \"TM=32,64,128\"")
+  endif()
+  set(max_configs "${KTUNE_MAX_CONFIGS}")
+  if(DEFINED arg_MAX_CONFIGS)
+    set(max_configs "${arg_MAX_CONFIGS}")
+  endif()
+  if(NOT max_configs MATCHES "^[1-9][0-9]*$")
+    message(FATAL_ERROR "${where}: MAX_CONFIGS '${max_configs}' is not a positive integer")
+  endif()
+
+  _ktune_find_nvcc()
+  _ktune_resolve_arch()
+  _ktune_host_tool()
+  get_property(tool GLOBAL PROPERTY KTUNE_TOOL)
+
+  set(include_flags "")
+  foreach(dir IN LISTS arg_INCLUDE_DIRS)
+    get_filename_component(dir "${dir}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    if(NOT IS_DIRECTORY "${dir}")
+      message(FATAL_ERROR "${where}: INCLUDE_DIRS entry ${dir} is not a directory")
+    endif()
+    list(APPEND include_flags "-I${dir}")
+  endforeach()
+
+  set(out_dir "${CMAKE_BINARY_DIR}/_ktune/${name}")
+  set(plan_args --kernel "${name}" --source "${source}" --out-dir "${out_dir}"
+                --max-configs "${max_configs}" "--nvcc=${KTUNE_NVCC}" "--arch=${KTUNE_RESOLVED_ARCH}")
+  foreach(p IN LISTS arg_PARAMS)
+    list(APPEND plan_args "--param=${p}")
+  endforeach()
+  foreach(w IN LISTS arg_WHERE)
+    list(APPEND plan_args "--where=${w}")
+  endforeach()
+  if(DEFINED arg_DEFAULT)
+    list(APPEND plan_args "--default=${arg_DEFAULT}")
+  endif()
+  foreach(f IN LISTS arg_FLAGS)
+    list(APPEND plan_args "--flag=${f}")
+  endforeach()
+  foreach(i IN LISTS include_flags)
+    list(APPEND plan_args "--include-dir=${i}")
+  endforeach()
+  execute_process(COMMAND "${tool}" plan ${plan_args} RESULT_VARIABLE rc
+                  OUTPUT_VARIABLE out ERROR_VARIABLE err OUTPUT_STRIP_TRAILING_WHITESPACE)
+  if(NOT rc EQUAL 0)
+    string(REGEX REPLACE "^ktune: error: " "" err "${err}")
+    message(FATAL_ERROR "${where}: ${err}")
+  endif()
+  message(STATUS "ktune: ${out}")
+
+  # Read by _ktune_cubin for every line of configs.cmake.
+  set(_ktune_kernel_dir "${out_dir}")
+  set(_ktune_tool "${tool}")
+  set(_ktune_source "${source}")
+  set(_ktune_compile ${CMAKE_CUDA_COMPILER_LAUNCHER} "${KTUNE_NVCC}" -cubin
+                     "-arch=sm_${KTUNE_RESOLVED_ARCH}" ${arg_FLAGS} ${include_flags})
+  set(_ktune_records "")
+  include("${out_dir}/configs.cmake")
+
+  # The summary line after the cubins: how many compiled, which failed and where the logs are.
+  add_custom_command(
+    OUTPUT "${out_dir}/cubins.json"
+    COMMAND "${tool}" cubins "${out_dir}/manifest.json" --out "${out_dir}/cubins.json"
+    DEPENDS ${_ktune_records} "${out_dir}/manifest.json"
+    VERBATIM)
+  add_custom_target(ktune_${name}_cubins ALL DEPENDS "${out_dir}/cubins.json")
+  set_target_properties(ktune_${name}_cubins PROPERTIES
+    KTUNE_MANIFEST "${out_dir}/manifest.json")
+endfunction()
+
+# One config's cubin: called once per line of the generated configs.cmake, inside
+# ktune_add_kernel's scope. A macro, not a function: thousands of calls at configure time.
+macro(_ktune_cubin kernel id defines)
+  set(_ktune_record "${_ktune_kernel_dir}/records/${id}.json")
+  add_custom_command(
+    OUTPUT "${_ktune_record}"
+    BYPRODUCTS "${_ktune_kernel_dir}/cubins/${id}.cubin" "${_ktune_kernel_dir}/logs/${id}.log"
+    COMMAND "${_ktune_tool}" compile --record "${_ktune_record}"
+            --log "${_ktune_kernel_dir}/logs/${id}.log"
+            --cubin "${_ktune_kernel_dir}/cubins/${id}.cubin" --
+            ${_ktune_compile} ${defines}
+            -MD -MF "${_ktune_kernel_dir}/deps/${id}.d" -MT "${_ktune_record}"
+            -o "${_ktune_kernel_dir}/cubins/${id}.cubin" "${_ktune_source}"
+    DEPENDS "${_ktune_source}"
+    DEPFILE "${_ktune_kernel_dir}/deps/${id}.d"
+    JOB_POOL ktune_nvcc
+    COMMENT "ktune: ${kernel} ${id}"
+    VERBATIM)
+  list(APPEND _ktune_records "${_ktune_record}")
+endmacro()

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Configures and builds tests/cmake/sample as a user would, then checks what ktune built:
+# the number of cubins, the compile-failure record, and incrementality (nothing touched →
+# nothing rebuilt; header touched → all rebuilt; value added → only the new config built).
+# usage: sample_build.sh <ktune source> <ktune tool> <work dir> <generator>
+set -euo pipefail
+root=$1 tool=$2 work=$3 generator=$4
+
+rm -rf "$work" && mkdir -p "$work"
+cp -r "$root/tests/cmake/sample" "$work/src"
+build_dir=$work/build
+kdir=$build_dir/_ktune/tiny
+
+fail() { echo "FAIL: $*"; exit 1; }
+configure() {
+  cmake -S "$work/src" -B "$build_dir" -G "$generator" -Dktune_DIR="$root/cmake" \
+    -DKTUNE_HOST_TOOL="$tool" -DKTUNE_CUDA_ARCH=90 -DKTUNE_COMPILE_JOBS=2 "$@" \
+    >"$work/configure.log" 2>&1 || { cat "$work/configure.log"; fail "configure"; }
+}
+build() {
+  cmake --build "$build_dir" --parallel 2 >"$work/build.log" 2>&1 ||
+    { cat "$work/build.log"; fail "build (a compile failure must not fail the build)"; }
+}
+# Configs compiled by the last build: one COMMENT line "ktune: tiny <id>" each.
+compiled() { grep -cE 'ktune: tiny [0-9a-f]{16}' "$work/build.log" || true; }
+expect_compiled() {
+  local n; n=$(compiled)
+  [[ $n == "$1" ]] || { cat "$work/build.log"; fail "$2: expected $1 configs compiled, got $n"; }
+  echo "ok: $2: $n compiled"
+}
+
+configure
+grep -q "tiny: 7 configs of 9 points; default BLOCK=64 UNROLL=1" "$work/configure.log" ||
+  { cat "$work/configure.log"; fail "configure summary"; }
+[[ -f $kdir/manifest.json ]] || fail "no manifest"
+
+build
+expect_compiled 7 "first build"
+cubins=$(find "$kdir/cubins" -name '*.cubin' | wc -l)
+[[ $cubins == 6 ]] || fail "expected 6 cubins (7 configs, 1 broken on purpose), found $cubins"
+grep -q "did not compile" "$work/build.log" || fail "no warning for the config that failed"
+"$tool" cubins --json "$kdir/manifest.json" >"$work/cubins.json"
+grep -q '"compiled": 6' "$work/cubins.json" || { cat "$work/cubins.json"; fail "summary compiled"; }
+grep -q '"compile_failed": 1' "$work/cubins.json" || fail "summary compile_failed"
+failed_log=$(grep -l "broken on purpose" "$kdir"/logs/*.log | wc -l)
+[[ $failed_log == 1 ]] || fail "the failed config's log does not hold nvcc's error"
+grep -l '"status": "compile-failed"' "$kdir"/records/*.json | wc -l | grep -qx 1 ||
+  fail "expected one compile-failed record"
+
+build
+expect_compiled 0 "second build, nothing touched"
+if [[ $generator == Ninja ]]; then
+  grep -q "no work to do" "$work/build.log" || { cat "$work/build.log"; fail "ninja had work to do"; }
+fi
+
+sleep 1  # coarse file timestamps
+touch "$work/src/include/tiny_common.cuh"
+build
+expect_compiled 7 "header touched"
+
+configure -DTINY_UNROLL=1,2,4,8
+grep -q "tiny: 8 configs of 12 points" "$work/configure.log" || fail "reconfigure summary"
+build
+expect_compiled 1 "value UNROLL=8 added"
+[[ -f $(ls "$kdir"/cubins/*.cubin | head -1) ]] || fail "cubins vanished"
+[[ $(find "$kdir/cubins" -name '*.cubin' | wc -l) == 7 ]] || fail "expected 7 cubins after adding a value"
+
+build
+expect_compiled 0 "after the value was added, nothing touched"
+
+sleep 1
+echo "// edited" >>"$work/src/tiny.cu"
+build
+expect_compiled 8 "kernel source edited"
+echo "PASS ($generator)"

@@ -1,0 +1,59 @@
+#pragma once
+// The manifest: what configure decided to build for one kernel. Written by `ktune plan`
+// at configure time, read by `ktune space` and by the tuner. Paths of per-config files
+// are relative to the manifest's directory so a build tree can move.
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "ktune/space_spec.hpp"
+
+namespace ktune {
+
+struct CompileSettings {
+  std::string nvcc;
+  std::string arch;                       // e.g. "90" or "90a": cubins are for sm_<arch>
+  std::vector<std::string> flags;
+  std::vector<std::string> include_dirs;
+};
+
+struct ManifestConfig {
+  std::string id;
+  std::vector<int64_t> values;  // declaration order
+
+  std::string cubin() const { return "cubins/" + id + ".cubin"; }
+  std::string log() const { return "logs/" + id + ".log"; }
+  std::string record() const { return "records/" + id + ".json"; }
+  std::string depfile() const { return "deps/" + id + ".d"; }
+};
+
+struct Manifest {
+  static constexpr int kSchemaVersion = 1;
+
+  std::string kernel;
+  std::string source;
+  CompileSettings compile;
+  SpaceSpec spec;          // parameters, constraints, default as declared
+  std::string default_id;
+  uint64_t product = 0;
+  std::vector<ManifestConfig> configs;
+
+  nlohmann::json to_json() const;
+  // Throws Error naming `origin` and the field on any malformed or future-schema input.
+  static Manifest from_json(const nlohmann::json& doc, const std::string& origin);
+};
+
+bool is_manifest(const nlohmann::json& doc);
+
+// Reads a JSON file; throws Error naming the file on I/O or syntax errors.
+nlohmann::json read_json_file(const std::filesystem::path& path);
+
+// Writes `text` to `path` only when it differs from what is there, through a temporary
+// file and a rename: readers never see half a file, and an unchanged manifest keeps its
+// timestamp so nothing downstream rebuilds.
+bool write_file_if_changed(const std::filesystem::path& path, const std::string& text);
+
+}  // namespace ktune

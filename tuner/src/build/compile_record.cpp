@@ -1,0 +1,126 @@
+#include "ktune/compile_record.hpp"
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "ktune/error.hpp"
+#include "ktune/manifest.hpp"
+
+namespace ktune {
+
+using nlohmann::json;
+
+json CompileRecord::to_json() const {
+  json doc = {{"schema", "ktune.compile"},
+              {"schema_version", kSchemaVersion},
+              {"status", status},
+              {"exit_code", exit_code},
+              {"wall_s", wall_s},
+              {"cpu_s", cpu_s},
+              {"log", log}};
+  if (!cubin.empty()) doc["cubin"] = cubin;
+  return doc;
+}
+
+CompileRecord CompileRecord::from_json(const json& doc, const std::string& origin) {
+  if (!doc.is_object() || doc.value("schema", "") != "ktune.compile" ||
+      doc.value("schema_version", 0) != kSchemaVersion)
+    throw Error(origin + ": not a ktune compile record of schema version " +
+                std::to_string(kSchemaVersion) + "; rebuild to regenerate it");
+  try {
+    CompileRecord r;
+    r.status = doc.at("status").get<std::string>();
+    r.exit_code = doc.at("exit_code").get<int>();
+    r.wall_s = doc.at("wall_s").get<double>();
+    r.cpu_s = doc.at("cpu_s").get<double>();
+    r.log = doc.at("log").get<std::string>();
+    r.cubin = doc.value("cubin", "");
+    return r;
+  } catch (const json::exception& e) {
+    throw Error(origin + ": malformed compile record (" + e.what() + ")");
+  }
+}
+
+namespace {
+
+double seconds(const timeval& t) { return t.tv_sec + t.tv_usec * 1e-6; }
+
+double children_cpu_seconds() {
+  rusage usage{};
+  getrusage(RUSAGE_CHILDREN, &usage);
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
+}  // namespace
+
+int run_compile_job(const CompileJob& job) {
+  namespace fs = std::filesystem;
+  for (const auto& path : {job.record, job.log, job.cubin})
+    if (path.has_parent_path()) fs::create_directories(path.parent_path());
+  // A stale cubin must not outlive a failed recompile.
+  std::error_code ignored;
+  fs::remove(job.cubin, ignored);
+  fs::remove(job.record, ignored);
+
+  int log_fd = ::open(job.log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (log_fd < 0) throw Error(job.log.string() + ": cannot open the compile log for writing");
+
+  std::vector<char*> argv;
+  for (const auto& a : job.command) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+
+  const double cpu_before = children_cpu_seconds();
+  const auto start = std::chrono::steady_clock::now();
+  pid_t pid = ::fork();
+  if (pid < 0) throw Error("cannot start the compiler: fork failed");
+  if (pid == 0) {
+    ::dup2(log_fd, STDOUT_FILENO);
+    ::dup2(log_fd, STDERR_FILENO);
+    ::execvp(argv[0], argv.data());
+    std::fprintf(stderr, "ktune: cannot run %s\n", argv[0]);
+    ::_exit(127);
+  }
+  ::close(log_fd);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) throw Error("waiting for the compiler failed");
+  }
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  if (WIFSIGNALED(status)) {
+    int sig = WTERMSIG(status);
+    std::cerr << "ktune: compiler for " << job.cubin.filename().string() << " was killed by signal "
+              << sig << "; not recorded, it will be rebuilt\n";
+    return 128 + sig;
+  }
+
+  CompileRecord record;
+  record.exit_code = WEXITSTATUS(status);
+  record.wall_s = wall;
+  record.cpu_s = children_cpu_seconds() - cpu_before;
+  record.log = job.log.string();
+  bool have_cubin = fs::exists(job.cubin) && fs::file_size(job.cubin) > 0;
+  record.status = (record.exit_code == 0 && have_cubin) ? "ok" : "compile-failed";
+  if (record.status == "ok") {
+    record.cubin = job.cubin.string();
+  } else {
+    fs::remove(job.cubin, ignored);
+    std::cerr << "ktune: warning: " << job.cubin.stem().string()
+              << " did not compile (exit code " << record.exit_code
+              << "); recorded as compile-failed, the build goes on. Log: " << job.log.string() << "\n";
+  }
+  write_file_if_changed(job.record, record.to_json().dump(2) + "\n");
+  return 0;
+}
+
+}  // namespace ktune

@@ -1,0 +1,157 @@
+#include "ktune/manifest.hpp"
+
+#include <fstream>
+#include <sstream>
+
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+namespace ktune {
+
+using nlohmann::json;
+
+namespace {
+
+json values_object(const std::vector<Parameter>& params, const std::vector<int64_t>& values) {
+  json obj = json::object();
+  for (std::size_t k = 0; k < params.size(); ++k) obj[params[k].name] = values[k];
+  return obj;
+}
+
+template <typename T>
+T field(const json& obj, const char* key, const std::string& origin, const char* where) {
+  if (!obj.is_object() || !obj.contains(key))
+    throw Error(origin + ": " + where + " has no \"" + key + "\"");
+  try {
+    return obj.at(key).get<T>();
+  } catch (const json::exception&) {
+    throw Error(origin + ": " + where + "." + key + " has the wrong type (" +
+                obj.at(key).dump().substr(0, 60) + ")");
+  }
+}
+
+}  // namespace
+
+bool is_manifest(const json& doc) {
+  return doc.is_object() && doc.value("schema", "") == "ktune.manifest";
+}
+
+json Manifest::to_json() const {
+  json doc;
+  doc["schema"] = "ktune.manifest";
+  doc["schema_version"] = kSchemaVersion;
+  doc["kernel"] = kernel;
+  doc["source"] = source;
+  doc["compile"] = {{"nvcc", compile.nvcc},
+                    {"arch", compile.arch},
+                    {"flags", compile.flags},
+                    {"include_dirs", compile.include_dirs}};
+  json params = json::array();
+  for (const auto& p : spec.parameters) params.push_back({{"name", p.name}, {"values", p.values}});
+  doc["parameters"] = params;
+  doc["constraints"] = spec.constraints;
+  json def = json::object();
+  for (const auto& [name, value] : spec.default_config) def[name] = value;
+  doc["default"] = def;
+  doc["default_id"] = default_id;
+  doc["product"] = product;
+  json configs = json::array();
+  for (const auto& c : this->configs)
+    configs.push_back({{"id", c.id},
+                       {"values", values_object(spec.parameters, c.values)},
+                       {"cubin", c.cubin()},
+                       {"log", c.log()},
+                       {"record", c.record()}});
+  doc["configs"] = configs;
+  return doc;
+}
+
+Manifest Manifest::from_json(const json& doc, const std::string& origin) {
+  if (!is_manifest(doc))
+    throw Error(origin + ": not a ktune manifest (no \"schema\": \"ktune.manifest\")");
+  int version = field<int>(doc, "schema_version", origin, "the manifest");
+  if (version != kSchemaVersion)
+    throw Error(origin + ": manifest schema version " + std::to_string(version) +
+                " is not the version " + std::to_string(kSchemaVersion) +
+                " this ktune reads; reconfigure the build to regenerate it");
+  Manifest m;
+  m.kernel = field<std::string>(doc, "kernel", origin, "the manifest");
+  m.source = field<std::string>(doc, "source", origin, "the manifest");
+  const json& compile = doc.contains("compile") ? doc["compile"] : json::object();
+  m.compile.nvcc = field<std::string>(compile, "nvcc", origin, "compile");
+  m.compile.arch = field<std::string>(compile, "arch", origin, "compile");
+  m.compile.flags = field<std::vector<std::string>>(compile, "flags", origin, "compile");
+  m.compile.include_dirs = field<std::vector<std::string>>(compile, "include_dirs", origin, "compile");
+  m.spec.name = m.kernel;
+  const json params = field<json>(doc, "parameters", origin, "the manifest");
+  if (!params.is_array()) throw Error(origin + ": \"parameters\" must be a list");
+  for (const auto& p : params)
+    m.spec.parameters.push_back({field<std::string>(p, "name", origin, "a parameter"),
+                                 field<std::vector<int64_t>>(p, "values", origin, "a parameter")});
+  m.spec.constraints = field<std::vector<std::string>>(doc, "constraints", origin, "the manifest");
+  const json def = field<json>(doc, "default", origin, "the manifest");
+  if (!def.is_object()) throw Error(origin + ": \"default\" must be an object");
+  for (const auto& p : m.spec.parameters) {
+    if (!def.contains(p.name) || !def[p.name].is_number_integer())
+      throw Error(origin + ": \"default\" lacks an integer for " + p.name);
+    m.spec.default_config.emplace_back(p.name, def[p.name].get<int64_t>());
+  }
+  m.default_id = field<std::string>(doc, "default_id", origin, "the manifest");
+  m.product = field<uint64_t>(doc, "product", origin, "the manifest");
+  const json configs = field<json>(doc, "configs", origin, "the manifest");
+  if (!configs.is_array()) throw Error(origin + ": \"configs\" must be a list");
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    const json& c = configs[i];
+    ManifestConfig config;
+    config.id = field<std::string>(c, "id", origin, "a config");
+    const json values = field<json>(c, "values", origin, "a config");
+    for (const auto& p : m.spec.parameters) {
+      if (!values.is_object() || !values.contains(p.name) || !values[p.name].is_number_integer())
+        throw Error(origin + ": configs[" + std::to_string(i) + "] lacks an integer for " + p.name);
+      config.values.push_back(values[p.name].get<int64_t>());
+    }
+    m.configs.push_back(std::move(config));
+  }
+  return m;
+}
+
+json read_json_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(path.string() + ": cannot open for reading");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  try {
+    return json::parse(buffer.str());
+  } catch (const json::parse_error& e) {
+    throw Error(path.string() + ": not valid JSON (" + e.what() + ")");
+  }
+}
+
+bool write_file_if_changed(const std::filesystem::path& path, const std::string& text) {
+  {
+    std::ifstream in(path, std::ios::binary);
+    if (in) {
+      std::stringstream old;
+      old << in.rdbuf();
+      if (old.str() == text) return false;
+    }
+  }
+  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
+  std::filesystem::path tmp = path;
+  tmp += ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.flush();
+    if (!out) {
+      std::error_code ignored;
+      std::filesystem::remove(tmp, ignored);
+      throw Error(path.string() + ": cannot write (disk full or directory not writable?)");
+    }
+  }
+  std::filesystem::rename(tmp, path);
+  return true;
+}
+
+}  // namespace ktune

@@ -1,0 +1,84 @@
+// `ktune cubins MANIFEST [--json] [--out FILE]`: what the build made of a kernel's configs:
+// how many compiled, which failed (with their logs), and the compiler time spent.
+#include <algorithm>
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.hpp"
+#include "ktune/compile_record.hpp"
+#include "ktune/manifest.hpp"
+
+namespace ktune::cli {
+namespace {
+
+struct CubinsOptions {
+  std::string manifest;
+  bool json = false;
+  std::string out;
+};
+
+void run(const CubinsOptions& o) {
+  namespace fs = std::filesystem;
+  const Manifest m = Manifest::from_json(read_json_file(o.manifest), o.manifest);
+  const fs::path dir = fs::path(o.manifest).parent_path();
+  std::size_t ok = 0, failed = 0, missing = 0;
+  double cpu = 0, wall = 0;
+  nlohmann::json failures = nlohmann::json::array();
+  for (const auto& c : m.configs) {
+    fs::path record_path = dir / c.record();
+    if (!fs::exists(record_path)) {
+      ++missing;
+      continue;
+    }
+    CompileRecord r = CompileRecord::from_json(read_json_file(record_path), record_path.string());
+    cpu += r.cpu_s;
+    wall += r.wall_s;
+    if (r.status == "ok") {
+      ++ok;
+    } else {
+      ++failed;
+      failures.push_back({{"id", c.id}, {"log", r.log}, {"exit_code", r.exit_code}});
+    }
+  }
+  nlohmann::json summary = {{"kernel", m.kernel},     {"configs", m.configs.size()},
+                            {"compiled", ok},         {"compile_failed", failed},
+                            {"not_built", missing},   {"compiler_cpu_s", cpu},
+                            {"compiler_wall_s", wall}, {"failures", failures}};
+  if (!o.out.empty()) {
+    // Always rewritten: it is a build output that must end up newer than its inputs.
+    std::error_code ignored;
+    fs::remove(o.out, ignored);
+    write_file_if_changed(o.out, summary.dump(2) + "\n");
+  }
+  if (o.json) {
+    std::cout << summary.dump(2) << "\n";
+    return;
+  }
+  std::cout << std::fixed << std::setprecision(1) << m.kernel << ": " << m.configs.size()
+            << " configs, " << ok << " compiled, " << failed << " failed to compile";
+  if (missing) std::cout << ", " << missing << " not built yet";
+  std::cout << "; nvcc " << cpu << " s CPU, " << wall << " s summed wall\n";
+  for (std::size_t i = 0; i < failures.size() && i < 5; ++i)
+    std::cout << "  compile-failed " << failures[i]["id"].get<std::string>() << ": "
+              << failures[i]["log"].get<std::string>() << "\n";
+  if (failures.size() > 5) std::cout << "  ... and " << failures.size() - 5 << " more\n";
+}
+
+}  // namespace
+
+void add_cubins_command(CLI::App& app) {
+  auto o = std::make_shared<CubinsOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "cubins", "Summarise a kernel's compiled configs: compiled, failed (with logs), nvcc time");
+  sub->add_option("manifest", o->manifest, "the kernel's manifest.json")
+      ->required()
+      ->check(CLI::ExistingFile);
+  sub->add_flag("--json", o->json, "print the summary as JSON");
+  sub->add_option("--out", o->out, "also write the JSON summary to this file");
+  sub->callback([o] { run(*o); });
+}
+
+}  // namespace ktune::cli

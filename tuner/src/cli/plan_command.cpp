@@ -1,0 +1,67 @@
+// `ktune plan`: run by ktune_add_kernel() at configure time. Checks the declaration,
+// enumerates the space and writes the manifest plus the CMake list of cubin edges.
+#include <filesystem>
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.hpp"
+#include "ktune/build_plan.hpp"
+
+namespace ktune::cli {
+namespace {
+
+struct PlanOptions {
+  PlanRequest request;
+  std::string out_dir;
+};
+
+void run(PlanOptions& o) {
+  const auto& name = o.request.kernel;
+  bool ok = !name.empty() && (std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_');
+  for (char c : name) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+  if (!ok)
+    throw Error("kernel name '" + name + "' is not a C identifier; it names targets, files and "
+                "a C++ namespace, so use letters, digits and '_'");
+  if (o.request.max_configs == 0)
+    throw Error("MAX_CONFIGS: must be a positive integer");
+
+  Plan plan = make_plan(o.request);
+  std::filesystem::path dir = o.out_dir;
+  // nvcc writes its depfile but does not make the directory for it.
+  for (const char* sub : {"cubins", "logs", "records", "deps"})
+    std::filesystem::create_directories(dir / sub);
+  write_file_if_changed(dir / "manifest.json", plan.manifest.to_json().dump(1) + "\n");
+  write_file_if_changed(dir / "configs.cmake", cmake_edges(plan.manifest));
+
+  const Manifest& m = plan.manifest;
+  std::cout << m.kernel << ": " << m.configs.size() << " configs of " << m.product << " points";
+  std::string def;
+  for (const auto& [n, v] : m.spec.default_config) def += " " + n + "=" + std::to_string(v);
+  std::cout << "; default" << def << (plan.default_chosen ? " (no DEFAULT given: the first valid config)" : "")
+            << "\n";
+}
+
+}  // namespace
+
+void add_plan_command(CLI::App& app) {
+  auto o = std::make_shared<PlanOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "plan", "Check a kernel's space and write its manifest and cubin build list "
+              "(run by ktune_add_kernel at configure time)");
+  auto& r = o->request;
+  sub->add_option("--kernel", r.kernel, "kernel name")->required();
+  sub->add_option("--source", r.source, "kernel source file")->required();
+  sub->add_option("--out-dir", o->out_dir, "where manifest.json and configs.cmake go")->required();
+  sub->add_option("--param", r.params, "NAME=VALUES, once per parameter");
+  sub->add_option("--where", r.constraints, "a constraint, once each");
+  sub->add_option("--default", r.default_text, "\"NAME=VALUE ...\"");
+  sub->add_option("--max-configs", r.max_configs, "refuse spaces with more valid configs");
+  sub->add_option("--nvcc", r.compile.nvcc, "nvcc used for the cubins (recorded)");
+  sub->add_option("--arch", r.compile.arch, "target architecture, e.g. 90 (recorded)");
+  sub->add_option("--flag", r.compile.flags, "extra nvcc flag (recorded)");
+  sub->add_option("--include-dir", r.compile.include_dirs, "include directory (recorded)");
+  sub->callback([o] { run(*o); });
+}
+
+}  // namespace ktune::cli

@@ -1,0 +1,103 @@
+// `ktune space FILE [--json]`: size of the space a T1 spec or a ktune manifest declares.
+#include <chrono>
+#include <iomanip>
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.hpp"
+#include "ktune/manifest.hpp"
+#include "ktune/t1_spec.hpp"
+
+namespace ktune::cli {
+namespace {
+
+struct SpaceOptions {
+  std::string file;
+  bool json = false;
+};
+
+std::string grouped(uint64_t n) {
+  std::string s = std::to_string(n);
+  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(i, ",");
+  return s;
+}
+
+void run(const SpaceOptions& o) {
+  nlohmann::json doc = read_json_file(o.file);
+  SpaceSpec spec;
+  std::string kind;
+  if (is_t1_spec(doc)) {
+    spec = read_t1_spec(doc, o.file);
+    kind = "t1";
+  } else if (is_manifest(doc)) {
+    spec = Manifest::from_json(doc, o.file).spec;
+    kind = "manifest";
+  } else {
+    throw Error(o.file + ": neither a T1 spec (no \"ConfigurationSpace\") nor a ktune manifest "
+                "(no \"schema\": \"ktune.manifest\")");
+  }
+  Space space = [&] {
+    try {
+      return spec.space();
+    } catch (const Error& e) {
+      throw Error(o.file + ": " + e.what());
+    }
+  }();
+  const auto start = std::chrono::steady_clock::now();
+  Enumeration valid = space.enumerate();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  std::string default_status = "none";
+  if (!spec.default_config.empty()) {
+    try {
+      resolve_default(spec, space);
+      default_status = "valid";
+    } catch (const Error& e) {
+      default_status = std::string("invalid: ") + e.what();
+    }
+  }
+
+  if (o.json) {
+    nlohmann::json out = {{"file", o.file},
+                          {"kind", kind},
+                          {"name", spec.name},
+                          {"parameters", space.names()},
+                          {"constraints", spec.constraints},
+                          {"product", space.product()},
+                          {"valid", valid.size()},
+                          {"rejected_by", valid.rejected_by},
+                          {"default", default_status},
+                          {"enumerate_seconds", seconds}};
+    std::cout << out.dump(2) << "\n";
+    return;
+  }
+  std::cout << (spec.name.empty() ? o.file : spec.name) << " (" << kind << " " << o.file << ")\n"
+            << "  parameters   " << space.names().size() << "\n"
+            << "  constraints  " << spec.constraints.size() << "\n"
+            << "  product      " << grouped(space.product()) << "\n"
+            << "  valid        " << grouped(valid.size()) << std::fixed << std::setprecision(1)
+            << " (" << 100.0 * valid.size() / std::max<uint64_t>(space.product(), 1) << " %)\n";
+  for (std::size_t c = 0; c < valid.rejected_by.size(); ++c)
+    std::cout << "  constraint " << c + 1 << " removed " << grouped(valid.rejected_by[c])
+              << ": " << spec.constraints[c] << "\n";
+  std::cout << "  default      " << default_status << "\n"
+            << std::setprecision(3) << "  enumerated in " << seconds * 1e3 << " ms\n";
+}
+
+}  // namespace
+
+void add_space_command(CLI::App& app) {
+  auto options = std::make_shared<SpaceOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "space", "Print the product size and the number of valid configs of a T1 spec or a "
+               "ktune manifest");
+  sub->add_option("file", options->file, "T1 spec (.json) or ktune manifest")
+      ->required()
+      ->check(CLI::ExistingFile);
+  sub->add_flag("--json", options->json, "print {\"product\": P, \"valid\": V, ...}");
+  sub->callback([options] { run(*options); });
+}
+
+}  // namespace ktune::cli

@@ -1,0 +1,88 @@
+#include "ktune/t1_spec.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "ktune/python_list.hpp"
+
+namespace ktune {
+namespace {
+
+using nlohmann::json;
+
+const json& member(const json& obj, const char* key, std::string_view where,
+                   std::string_view origin) {
+  if (!obj.is_object() || !obj.contains(key))
+    throw Error(std::string(origin) + ": " + std::string(where) + " has no \"" + key + "\"");
+  return obj.at(key);
+}
+
+std::string text_of(const json& v, std::string_view where, std::string_view origin) {
+  if (!v.is_string())
+    throw Error(std::string(origin) + ": " + std::string(where) + " must be a string");
+  return v.get<std::string>();
+}
+
+}  // namespace
+
+bool is_t1_spec(const json& doc) {
+  return doc.is_object() && doc.contains("ConfigurationSpace");
+}
+
+SpaceSpec read_t1_spec(const json& doc, std::string_view origin) {
+  SpaceSpec spec;
+  if (doc.contains("General") && doc["General"].is_object() &&
+      doc["General"].contains("BenchmarkName") && doc["General"]["BenchmarkName"].is_string())
+    spec.name = doc["General"]["BenchmarkName"].get<std::string>();
+
+  const json& space = member(doc, "ConfigurationSpace", "the document", origin);
+  const json& params = member(space, "TuningParameters", "ConfigurationSpace", origin);
+  if (!params.is_array())
+    throw Error(std::string(origin) + ": ConfigurationSpace.TuningParameters must be a list");
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    std::string where = "TuningParameters[" + std::to_string(i) + "]";
+    const json& p = params[i];
+    Parameter parameter;
+    parameter.name = text_of(member(p, "Name", where, origin), where + ".Name", origin);
+    where += " (" + parameter.name + ")";
+    if (p.contains("Type") && p["Type"] != "int")
+      throw Error(std::string(origin) + ": " + where + " has Type " + p["Type"].dump() +
+                  "; ktune parameters are integers (Type \"int\")");
+    const json& values = member(p, "Values", where, origin);
+    try {
+      if (values.is_string()) {
+        parameter.values = evaluate_python_list(values.get<std::string>());
+      } else if (values.is_array()) {
+        for (const auto& v : values) {
+          if (!v.is_number_integer())
+            throw Error("value " + v.dump() + " is not an integer");
+          parameter.values.push_back(v.get<int64_t>());
+        }
+      } else {
+        throw Error("Values must be a Python list expression (string) or a JSON list");
+      }
+    } catch (const Error& e) {
+      throw Error(std::string(origin) + ": " + where + ".Values: " + e.what());
+    }
+    if (p.contains("Default")) {
+      if (!p["Default"].is_number_integer())
+        throw Error(std::string(origin) + ": " + where + ".Default must be an integer");
+      spec.default_config.emplace_back(parameter.name, p["Default"].get<int64_t>());
+    }
+    spec.parameters.push_back(std::move(parameter));
+  }
+  if (spec.default_config.size() != spec.parameters.size()) spec.default_config.clear();
+
+  if (space.contains("Conditions")) {
+    const json& conditions = space["Conditions"];
+    if (!conditions.is_array())
+      throw Error(std::string(origin) + ": ConfigurationSpace.Conditions must be a list");
+    for (std::size_t i = 0; i < conditions.size(); ++i) {
+      std::string where = "Conditions[" + std::to_string(i) + "]";
+      spec.constraints.push_back(
+          text_of(member(conditions[i], "Expression", where, origin), where + ".Expression", origin));
+    }
+  }
+  return spec;
+}
+
+}  // namespace ktune
