@@ -264,7 +264,8 @@ macro(_ktune_cubin kernel id defines)
     BYPRODUCTS "${_ktune_kernel_dir}/cubins/${id}.cubin" "${_ktune_kernel_dir}/logs/${id}.log"
     COMMAND "${_ktune_tool}" compile --record "${_ktune_record}"
             --log "${_ktune_kernel_dir}/logs/${id}.log"
-            --cubin "${_ktune_kernel_dir}/cubins/${id}.cubin" --
+            --cubin "${_ktune_kernel_dir}/cubins/${id}.cubin"
+            --depfile "${_ktune_kernel_dir}/deps/${id}.d" --source "${_ktune_source}" --
             ${_ktune_compile} ${defines}
             -MD -MF "${_ktune_kernel_dir}/deps/${id}.d" -MT "${_ktune_record}"
             -o "${_ktune_kernel_dir}/cubins/${id}.cubin" "${_ktune_source}"

@@ -18,7 +18,7 @@ struct CompileRecord {
   double wall_s = 0;   // elapsed time of the compiler command
   double cpu_s = 0;    // user + system time of the compiler and its children
   std::string log;     // path of the compiler's output
-  std::string cubin;   // path of the cubin (absent when failed)
+  std::string cubin;   // path of the cubin; empty when failed (the file is then empty too)
 
   nlohmann::json to_json() const;
   static CompileRecord from_json(const nlohmann::json& doc, const std::string& origin);
@@ -28,6 +28,8 @@ struct CompileJob {
   std::filesystem::path record;
   std::filesystem::path log;
   std::filesystem::path cubin;
+  std::filesystem::path depfile;     // optional: the compiler's dependency file
+  std::filesystem::path source;      // the file compiled, for a placeholder depfile
   std::vector<std::string> command;  // the compiler command line, launcher first if any
 };
 

@@ -1,6 +1,7 @@
 #pragma once
 // The search space: the cartesian product of the parameters, filtered by the constraints.
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -41,6 +42,11 @@ class Space {
   // Every valid config, each constraint evaluated as soon as its parameters are bound.
   // Stops once more than `limit` configs are found (truncated = true).
   Enumeration enumerate(uint64_t limit = UINT64_MAX) const;
+
+  // Points of the product that constraint `c` alone excludes, counted over the product
+  // of its own parameters; nullopt when that product exceeds `max_evaluations`.
+  std::optional<uint64_t> points_excluded_by(std::size_t c,
+                                             uint64_t max_evaluations = 10'000'000) const;
 
   // The first constraint `values` (declaration order) violates, or -1 when it satisfies
   // all. Values need not be in the parameters' lists.

@@ -70,13 +70,16 @@ Plan make_plan(const PlanRequest& r) {
                 " points), each a cubin to compile; tighten WHERE or PARAMS, or raise the "
                 "limit with MAX_CONFIGS (per kernel) or -DKTUNE_MAX_CONFIGS=N");
   if (valid.size() == 0) {
+    // Name the constraint that excludes the most on its own: the one to loosen first.
     std::string why;
-    if (!plan.rejected_by.empty()) {
-      auto most = std::max_element(plan.rejected_by.begin(), plan.rejected_by.end()) -
-                  plan.rejected_by.begin();
-      why = "; constraint " + std::to_string(most + 1) + " \"" + r.constraints[most] +
-            "\" removed the most (" + with_thousands(plan.rejected_by[most]) + " of " +
-            with_thousands(m.product) + " points)";
+    uint64_t most = 0;
+    for (std::size_t c = 0; c < r.constraints.size(); ++c) {
+      uint64_t excluded = space.points_excluded_by(c).value_or(plan.rejected_by[c]);
+      if (why.empty() || excluded > most) {
+        most = excluded;
+        why = "; constraint " + std::to_string(c + 1) + " \"" + r.constraints[c] +
+              "\" alone excludes " + with_thousands(excluded) + " of them";
+      }
     }
     throw Error("WHERE: the space is empty: none of its " + with_thousands(m.product) +
                 " points satisfies every constraint" + why +

@@ -1,5 +1,6 @@
 #include "ktune/compile_record.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -61,6 +62,44 @@ double children_cpu_seconds() {
   return seconds(usage.ru_utime) + seconds(usage.ru_stime);
 }
 
+bool is_source_like(const std::filesystem::path& p) {
+  static const std::vector<std::string> extensions = {".h", ".hh", ".hpp", ".hxx", ".cuh",
+                                                      ".inl", ".inc", ".cu", ".cpp", ".cc"};
+  return std::find(extensions.begin(), extensions.end(), p.extension().string()) !=
+         extensions.end();
+}
+
+// Without the compiler's list, the failed config depends on every header-like file next to
+// the source and under each -I directory: an over-approximation that makes a fix in any
+// header retry it. Only failed configs pay for it.
+void write_fallback_depfile(const CompileJob& job) {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> dirs;
+  if (job.source.has_parent_path()) dirs.push_back(job.source.parent_path());
+  for (const auto& arg : job.command)
+    if (arg.size() > 2 && arg.starts_with("-I")) dirs.emplace_back(arg.substr(2));
+  std::vector<std::string> inputs = {job.source.string()};
+  constexpr std::size_t kMaxInputs = 2000;
+  for (const auto& dir : dirs) {
+    std::error_code ec;
+    for (auto it = fs::recursive_directory_iterator(dir, ec);
+         !ec && it != fs::recursive_directory_iterator() && inputs.size() < kMaxInputs;
+         it.increment(ec)) {
+      if (it.depth() > 4) it.disable_recursion_pending();
+      if (it->is_regular_file(ec) && is_source_like(it->path()) &&
+          std::find(inputs.begin(), inputs.end(), it->path().string()) == inputs.end())
+        inputs.push_back(it->path().string());
+    }
+  }
+  std::ofstream out(job.depfile, std::ios::trunc);
+  out << job.record.string() << ":";
+  for (const auto& input : inputs) {
+    out << " \\\n  ";
+    for (char c : input) out << (c == ' ' ? "\\ " : std::string(1, c));
+  }
+  out << "\n";
+}
+
 }  // namespace
 
 int run_compile_job(const CompileJob& job) {
@@ -114,7 +153,13 @@ int run_compile_job(const CompileJob& job) {
   if (record.status == "ok") {
     record.cubin = job.cubin.string();
   } else {
-    fs::remove(job.cubin, ignored);
+    // An empty placeholder: the cubin is a declared output of the build edge, and a missing
+    // output would make Ninja retry the failed config on every build. The record is the
+    // truth; nothing loads a cubin whose record says compile-failed.
+    std::ofstream(job.cubin, std::ios::trunc);
+    // Likewise a failed compiler may write no depfile (a preprocessor error stops it
+    // early), which Ninja also takes as dirty.
+    if (!job.depfile.empty() && !fs::exists(job.depfile)) write_fallback_depfile(job);
     std::cerr << "ktune: warning: " << job.cubin.stem().string()
               << " did not compile (exit code " << record.exit_code
               << "); recorded as compile-failed, the build goes on. Log: " << job.log.string() << "\n";

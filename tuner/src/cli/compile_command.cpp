@@ -12,6 +12,9 @@ void add_compile_command(CLI::App& app) {
   sub->add_option("--record", job->record, "compile record to write (JSON)")->required();
   sub->add_option("--log", job->log, "file for the compiler's output")->required();
   sub->add_option("--cubin", job->cubin, "the cubin the command writes")->required();
+  sub->add_option("--depfile", job->depfile,
+                  "the command's dependency file; written empty if a failed compile left none");
+  sub->add_option("--source", job->source, "the file compiled (named by a placeholder depfile)");
   sub->add_option("command", job->command, "compiler command line, after --")->required();
   sub->callback([job] {
     int code = run_compile_job(*job);

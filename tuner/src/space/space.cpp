@@ -83,6 +83,28 @@ uint64_t Space::product() const {
   return n;
 }
 
+std::optional<uint64_t> Space::points_excluded_by(std::size_t c,
+                                                  uint64_t max_evaluations) const {
+  const auto& slots = constraints_[c].slots();
+  uint64_t own = 1, others = 1;
+  for (std::size_t k = 0; k < parameters_.size(); ++k) {
+    bool mine = std::binary_search(slots.begin(), slots.end(), static_cast<int>(k));
+    (mine ? own : others) = saturating_mul(mine ? own : others, parameters_[k].values.size());
+  }
+  if (own > max_evaluations) return std::nullopt;
+  std::vector<int64_t> values(parameters_.size(), 0);
+  std::vector<std::size_t> pos(slots.size(), 0);
+  uint64_t excluded = 0;
+  while (true) {
+    for (std::size_t i = 0; i < slots.size(); ++i) values[slots[i]] = parameters_[slots[i]].values[pos[i]];
+    excluded += !constraints_[c].holds(values);
+    std::size_t i = slots.size();
+    while (i > 0 && ++pos[i - 1] == parameters_[slots[i - 1]].values.size()) pos[--i] = 0;
+    if (i == 0) break;
+  }
+  return saturating_mul(excluded, others);
+}
+
 int Space::first_violated(std::span<const int64_t> values) const {
   for (std::size_t c = 0; c < constraints_.size(); ++c) {
     try {
