@@ -72,4 +72,22 @@ sleep 1
 echo "// edited" >>"$work/src/tiny.cu"
 build
 expect_compiled 8 "kernel source edited"
+# A compiler launcher (sccache, distcc) goes in front of every nvcc command; a changed
+# command line recompiles every config.
+cat >"$work/launcher.sh" <<'LAUNCHER'
+#!/usr/bin/env bash
+echo "$*" >>"$(dirname "$0")/launched.txt"
+exec "$@"
+LAUNCHER
+chmod +x "$work/launcher.sh"
+configure -DCMAKE_CUDA_COMPILER_LAUNCHER="$work/launcher.sh"
+build
+expect_compiled 8 "launcher added"
+launched=$(grep -c -- "-cubin" "$work/launched.txt")
+[[ $launched == 8 ]] || fail "the launcher ran $launched nvcc commands, expected 8"
+
+# The manifest is a space file too.
+"$tool" space --json "$kdir/manifest.json" >"$work/space.json"
+grep -q '"valid": 8' "$work/space.json" && grep -q '"product": 12' "$work/space.json" ||
+  { cat "$work/space.json"; fail "ktune space on the manifest"; }
 echo "PASS ($generator)"

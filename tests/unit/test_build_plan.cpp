@@ -56,6 +56,7 @@ TEST(BuildPlan, ManifestRoundTrip) {
 TEST(BuildPlan, CmakeEdgesAreOneLinePerConfig) {
   auto r = sgemm_request();
   r.params.push_back("maxnreg=0,128");
+  r.default_text += " maxnreg=0";
   auto m = ktune::make_plan(r).manifest;
   std::string text = ktune::cmake_edges(m);
   std::size_t lines = 0;
