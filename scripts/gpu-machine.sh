@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What the GPU machine runs in one call (see docs/gpu-machine.md): configure with the
+# What the GPU machine runs in one call (tests/README.md): configure with the
 # visible GPU's architecture, build everything with 16 jobs, run the test suites and the
 # benchmarks. Logs go to $OUT when set. Needs .deps (scripts/pack-deps.sh) where the
 # machine lacks nlohmann/json, CLI11 or GoogleTest.

@@ -90,4 +90,13 @@ launched=$(grep -c -- "-cubin" "$work/launched.txt")
 "$tool" space --json "$kdir/manifest.json" >"$work/space.json"
 grep -q '"valid": 8' "$work/space.json" && grep -q '"product": 12' "$work/space.json" ||
   { cat "$work/space.json"; fail "ktune space on the manifest"; }
+# The architecture comes from CMAKE_CUDA_ARCHITECTURES when the project sets it (the
+# newest entry: a cubin is for one architecture). Configure only, in a second build tree.
+cmake -S "$work/src" -B "$work/arch" -G "$generator" -Dktune_DIR="$root/cmake" \
+  -DKTUNE_HOST_TOOL="$tool" "-DCMAKE_CUDA_ARCHITECTURES=80-real;90-virtual" >"$work/arch.log" 2>&1 ||
+  { cat "$work/arch.log"; fail "configure with CMAKE_CUDA_ARCHITECTURES"; }
+grep -q "cubins for sm_90 (CMAKE_CUDA_ARCHITECTURES)" "$work/arch.log" ||
+  { cat "$work/arch.log"; fail "arch not taken from CMAKE_CUDA_ARCHITECTURES"; }
+grep -rq -- "-arch=sm_90" "$work/arch" --include=build.ninja --include=build.make ||
+  fail "no -arch=sm_90 in the generated build files"
 echo "PASS ($generator)"
