@@ -7,4 +7,9 @@ bash scripts/deps.sh
 source scripts/env.sh
 cmake --preset test "$@"
 cmake --build --preset test
-ctest --preset test --output-on-failure
+status=0
+ctest --preset test --output-on-failure || status=$?
+# CTest lists skipped tests without their reason; print what each said.
+grep -h "^SKIPPED" build/test/Testing/Temporary/LastTest.log 2>/dev/null | sort | uniq -c |
+  sed 's/^/skip reason: /' || true
+exit "$status"

@@ -755,7 +755,7 @@ for line in sys.stdin:
 
 TEST(ExpressionDifferential, MatchesPython3) {
   if (std::system("python3 -c pass > /dev/null 2>&1") != 0) {
-    GTEST_SKIP() << "python3 is not on PATH: the differential test against Python is skipped";
+    GTEST_SKIP() << "SKIPPED: python3 is not on PATH: the differential test against Python is skipped";
   }
   constexpr int kExpressions = 2000, kPoints = 4;
   ExpressionGenerator generator(20240607);

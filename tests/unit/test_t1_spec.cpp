@@ -15,7 +15,7 @@ std::filesystem::path hub(const char* file) {
 
 #define REQUIRE_HUB(file)                                                               \
   if (!std::filesystem::exists(hub(file)))                                              \
-    GTEST_SKIP() << "benchmark_hub data not found at " << hub(file)                     \
+    GTEST_SKIP() << "SKIPPED: benchmark_hub data not found at " << hub(file)                     \
                  << " (it lives in ../shared beside the checkout)";
 
 }  // namespace

@@ -3,15 +3,10 @@
 #include <algorithm>
 
 #include "ktune/config_id.hpp"
+#include "ktune/text.hpp"
 
 namespace ktune {
 namespace {
-
-std::string with_thousands(uint64_t n) {
-  std::string s = std::to_string(n);
-  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(i, ",");
-  return s;
-}
 
 Space build_space(const PlanRequest& r, std::vector<Parameter>& params) {
   if (r.params.empty())

@@ -7,6 +7,7 @@
 
 #include "cli/commands.hpp"
 #include "ktune/build_plan.hpp"
+#include "ktune/text.hpp"
 
 namespace ktune::cli {
 namespace {
@@ -18,9 +19,7 @@ struct PlanOptions {
 
 void run(PlanOptions& o) {
   const auto& name = o.request.kernel;
-  bool ok = !name.empty() && (std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_');
-  for (char c : name) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
-  if (!ok)
+  if (!is_c_identifier(name))
     throw Error("kernel name '" + name + "' is not a C identifier; it names targets, files and "
                 "a C++ namespace, so use letters, digits and '_'");
   if (o.request.max_configs == 0)

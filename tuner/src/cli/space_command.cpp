@@ -8,6 +8,7 @@
 #include "cli/commands.hpp"
 #include "ktune/manifest.hpp"
 #include "ktune/t1_spec.hpp"
+#include "ktune/text.hpp"
 
 namespace ktune::cli {
 namespace {
@@ -16,12 +17,6 @@ struct SpaceOptions {
   std::string file;
   bool json = false;
 };
-
-std::string grouped(uint64_t n) {
-  std::string s = std::to_string(n);
-  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(i, ",");
-  return s;
-}
 
 void run(const SpaceOptions& o) {
   nlohmann::json doc = read_json_file(o.file);
@@ -76,11 +71,11 @@ void run(const SpaceOptions& o) {
   std::cout << (spec.name.empty() ? o.file : spec.name) << " (" << kind << " " << o.file << ")\n"
             << "  parameters   " << space.names().size() << "\n"
             << "  constraints  " << spec.constraints.size() << "\n"
-            << "  product      " << grouped(space.product()) << "\n"
-            << "  valid        " << grouped(valid.size()) << std::fixed << std::setprecision(1)
+            << "  product      " << with_thousands(space.product()) << "\n"
+            << "  valid        " << with_thousands(valid.size()) << std::fixed << std::setprecision(1)
             << " (" << 100.0 * valid.size() / std::max<uint64_t>(space.product(), 1) << " %)\n";
   for (std::size_t c = 0; c < valid.rejected_by.size(); ++c)
-    std::cout << "  constraint " << c + 1 << " removed " << grouped(valid.rejected_by[c])
+    std::cout << "  constraint " << c + 1 << " removed " << with_thousands(valid.rejected_by[c])
               << ": " << spec.constraints[c] << "\n";
   std::cout << "  default      " << default_status << "\n"
             << std::setprecision(3) << "  enumerated in " << seconds * 1e3 << " ms\n";

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "ktune/error.hpp"
+#include "ktune/text.hpp"
 #include "space/expression_lexer.hpp"
 
 namespace ktune {
@@ -90,9 +91,7 @@ void check_parameter_name(std::string_view name, std::string_view what) {
   // The language's keywords, and its function names: a parameter called `min` would
   // read as a call in every constraint that uses it.
   static const std::set<std::string_view> functions = {"min", "max", "abs", "range", "list"};
-  bool ok = !name.empty() && (std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_');
-  for (char c : name) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
-  if (!ok)
+  if (!is_c_identifier(name))
     throw Error(std::string(what) + ": '" + std::string(name) +
                 "' is not a valid parameter name; use a C identifier such as TILE_M");
   if (expr::is_reserved_word(name) || functions.count(name))
