@@ -11,6 +11,8 @@ kdir=$build/_ktune/sgemm
 tool=$build/bin/ktune
 [[ -f $kdir/manifest.json && -x $tool ]] || { echo "configure and build $build first"; exit 1; }
 
+jobs_before=$(sed -n 's/^KTUNE_COMPILE_JOBS:STRING=//p' "$build/CMakeCache.txt")
+trap 'cmake "$build" -DKTUNE_COMPILE_JOBS="$jobs_before" >/dev/null' EXIT  # leave the pool as found
 rows=()
 for n in "$@"; do
   cmake "$build" -DKTUNE_COMPILE_JOBS="$n" >/dev/null

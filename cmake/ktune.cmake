@@ -7,13 +7,18 @@
 #     [DEFAULT "<NAME>=<value> ..."]       fallback and baseline; default: first valid config
 #     [FLAGS  <nvcc flag> ...]             extra nvcc flags for this kernel
 #     [INCLUDE_DIRS <dir> ...]             extra include directories for this kernel
-#     [MAX_CONFIGS <n>])                   refuse larger spaces (default KTUNE_MAX_CONFIGS)
+#     [MAX_CONFIGS <n>]                    refuse larger spaces (default KTUNE_MAX_CONFIGS)
+#     [KEYS "<DIM>=<value> ..." ...]       problem sizes to tune for (with HARNESS)
+#     [HARNESS <file.cpp>])                defines ktune_harness(): inputs, launch, reference
 #
 # The space is checked and enumerated at configure time by the `ktune` host tool (the same
 # C++ engine the tuner uses), which writes <build>/_ktune/<name>/manifest.json and the list
 # of cubin edges. Target ktune_<name>_cubins builds them, in the Ninja pool ktune_nvcc.
+# With HARNESS and KEYS, target ktune_<name>_tuner is the kernel's tuner and the build
+# runs it (KTUNE_TUNE): every config measured on the visible GPU for every key, results
+# in the DB <KTUNE_DB_DIR>/<name>/<GPU model>.json. ktune_<name>_retune measures again.
 # Settings (cache variables): KTUNE_CUDA_ARCH, KTUNE_COMPILE_JOBS, KTUNE_MAX_CONFIGS,
-# KTUNE_NVCC, KTUNE_HOST_TOOL; see docs/cmake.md.
+# KTUNE_NVCC, KTUNE_HOST_TOOL, KTUNE_TUNER_LIBS, KTUNE_TUNE, KTUNE_DB_DIR; see docs/cmake.md.
 include_guard(GLOBAL)
 
 set(KTUNE_ROOT "${CMAKE_CURRENT_LIST_DIR}/.." CACHE INTERNAL "ktune source tree")
@@ -25,6 +30,12 @@ set(KTUNE_CUDA_ARCH "" CACHE STRING
     "Architecture of the cubins, e.g. 90 or 90a; empty: CMAKE_CUDA_ARCHITECTURES, else the visible GPU, else 90")
 set(KTUNE_HOST_TOOL "" CACHE FILEPATH
     "A built `ktune` tool to use at configure time; empty: build one into <build>/_ktune/host")
+set(KTUNE_TUNER_LIBS "" CACHE PATH
+    "Directory of built libktune_{space,tuner,tuner_main}.a (with KTUNE_HOST_TOOL); empty: the host build's")
+set(KTUNE_TUNE AUTO CACHE STRING "Tune during the build: AUTO (when a GPU is visible), ON (a GPU is required), OFF")
+set_property(CACHE KTUNE_TUNE PROPERTY STRINGS AUTO ON OFF)
+set(KTUNE_DB_DIR "${CMAKE_BINARY_DIR}/ktune-db" CACHE PATH
+    "Where tuning DBs live: <dir>/<kernel>/<GPU model>.json")
 
 # nvcc is memory-hungry: by default one job per core, at most one per GiB of memory.
 cmake_host_system_information(RESULT _ktune_cores QUERY NUMBER_OF_LOGICAL_CORES)
@@ -155,25 +166,68 @@ function(_ktune_host_tool)
       message(FATAL_ERROR "ktune: configuring the host tool failed:\n${out}")
     endif()
   endif()
-  execute_process(COMMAND "${CMAKE_COMMAND}" --build "${dir}" --target ktune --parallel
+  execute_process(COMMAND "${CMAKE_COMMAND}" --build "${dir}" --target ktune ktune_tuner_main --parallel
                   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "ktune: building the host tool failed:\n${out}")
   endif()
   set_property(GLOBAL PROPERTY KTUNE_TOOL "${dir}/bin/ktune")
+  set_property(GLOBAL PROPERTY KTUNE_LIB_DIR "${dir}")
+endfunction()
+
+# The tuner's libraries as imported targets, from the host build (or KTUNE_TUNER_LIBS).
+function(_ktune_tuner_libraries)
+  if(TARGET ktune::tuner_main)
+    return()
+  endif()
+  if(TARGET ktune_tuner_main)  # inside the ktune project itself
+    add_library(ktune::tuner_main ALIAS ktune_tuner_main)
+    return()
+  endif()
+  get_property(dir GLOBAL PROPERTY KTUNE_LIB_DIR)
+  if(KTUNE_TUNER_LIBS)
+    set(dir "${KTUNE_TUNER_LIBS}")
+  endif()
+  if(NOT dir OR NOT EXISTS "${dir}/libktune_tuner_main.a")
+    message(FATAL_ERROR "ktune: the tuner libraries are not in '${dir}'; with KTUNE_HOST_TOOL "
+                        "set KTUNE_TUNER_LIBS to the directory of libktune_tuner_main.a")
+  endif()
+  get_filename_component(nvcc_dir "${KTUNE_NVCC}" DIRECTORY)
+  foreach(lib space tuner tuner_main)
+    add_library(ktune::${lib} STATIC IMPORTED GLOBAL)
+    set_target_properties(ktune::${lib} PROPERTIES IMPORTED_LOCATION "${dir}/libktune_${lib}.a")
+  endforeach()
+  set_target_properties(ktune::tuner_main PROPERTIES INTERFACE_LINK_LIBRARIES ktune::tuner)
+  set_target_properties(ktune::tuner PROPERTIES
+    INTERFACE_LINK_LIBRARIES "ktune::space;${CMAKE_DL_LIBS}"
+    INTERFACE_INCLUDE_DIRECTORIES "${KTUNE_ROOT}/tuner/include;${nvcc_dir}/../include")
+endfunction()
+
+# Rewrites <build>/_ktune/gpu.json on every build, but only when the GPU changed: the tune
+# steps depend on it, so another GPU (or driver) tunes again and the same one does not.
+function(_ktune_gpu_identity_step out_var)
+  set(file "${CMAKE_BINARY_DIR}/_ktune/gpu.json")
+  if(NOT TARGET ktune_gpu_identity)
+    get_property(tool GLOBAL PROPERTY KTUNE_TOOL)
+    add_custom_target(ktune_gpu_identity
+      COMMAND "${tool}" gpu --out "${file}"
+      BYPRODUCTS "${file}"
+      VERBATIM)
+  endif()
+  set(${out_var} "${file}" PARENT_SCOPE)
 endfunction()
 
 # --- ktune_add_kernel ------------------------------------------------------------------
 
 function(ktune_add_kernel name)
   set(where "ktune_add_kernel(${name})")
-  set(keywords SOURCE DEFAULT MAX_CONFIGS)
-  set(list_keywords PARAMS WHERE FLAGS INCLUDE_DIRS)
+  set(keywords SOURCE DEFAULT MAX_CONFIGS HARNESS)
+  set(list_keywords PARAMS WHERE FLAGS INCLUDE_DIRS KEYS)
   cmake_parse_arguments(PARSE_ARGV 1 arg "" "${keywords}" "${list_keywords}")
   if(arg_UNPARSED_ARGUMENTS)
     list(GET arg_UNPARSED_ARGUMENTS 0 bad)
     message(FATAL_ERROR "${where}: unknown argument '${bad}'; ktune_add_kernel takes "
-                        "SOURCE, PARAMS, WHERE, DEFAULT, FLAGS, INCLUDE_DIRS and MAX_CONFIGS")
+                        "SOURCE, PARAMS, WHERE, DEFAULT, FLAGS, INCLUDE_DIRS, MAX_CONFIGS, KEYS and HARNESS")
   endif()
   foreach(kw IN LISTS arg_KEYWORDS_MISSING_VALUES)
     message(FATAL_ERROR "${where}: ${kw} is given without a value; give one or drop ${kw}")
@@ -195,6 +249,23 @@ function(ktune_add_kernel name)
   endif()
   if(NOT arg_PARAMS)
     message(FATAL_ERROR "${where}: PARAMS is missing; declare the tunable parameters, e.g. PARAMS \"TM=32,64,128\"")
+  endif()
+  if(DEFINED arg_HARNESS AND NOT arg_KEYS)
+    message(FATAL_ERROR "${where}: HARNESS is given without KEYS; list the problem sizes to tune "
+                        "for, e.g. KEYS \"M=4096 N=4096 K=4096\"")
+  endif()
+  if(arg_KEYS AND NOT DEFINED arg_HARNESS)
+    message(FATAL_ERROR "${where}: KEYS are given without HARNESS; name the C++ file that defines "
+                        "ktune_harness(), e.g. HARNESS ${name}_harness.cpp")
+  endif()
+  if(DEFINED arg_HARNESS)
+    get_filename_component(harness "${arg_HARNESS}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    if(NOT EXISTS "${harness}")
+      message(FATAL_ERROR "${where}: HARNESS ${arg_HARNESS} does not exist (looked for ${harness})")
+    endif()
+  endif()
+  if(NOT KTUNE_TUNE MATCHES "^(AUTO|ON|OFF)$")
+    message(FATAL_ERROR "ktune: KTUNE_TUNE='${KTUNE_TUNE}'; use AUTO, ON or OFF")
   endif()
   set(max_configs "${KTUNE_MAX_CONFIGS}")
   if(DEFINED arg_MAX_CONFIGS)
@@ -236,6 +307,9 @@ function(ktune_add_kernel name)
   foreach(i IN LISTS include_dirs)
     list(APPEND plan_args "--include-dir=${i}")
   endforeach()
+  foreach(k IN LISTS arg_KEYS)
+    list(APPEND plan_args "--key=${k}")
+  endforeach()
   execute_process(COMMAND "${tool}" plan ${plan_args} RESULT_VARIABLE rc
                   OUTPUT_VARIABLE out ERROR_VARIABLE err OUTPUT_STRIP_TRAILING_WHITESPACE)
   if(NOT rc EQUAL 0)
@@ -263,6 +337,45 @@ function(ktune_add_kernel name)
   add_custom_target(ktune_${name}_cubins ALL DEPENDS "${out_dir}/cubins.json")
   set_target_properties(ktune_${name}_cubins PROPERTIES
     KTUNE_MANIFEST "${out_dir}/manifest.json")
+
+  if(DEFINED arg_HARNESS)
+    _ktune_add_tune_step(${name} "${harness}" "${out_dir}" "${arg_KEYS}")
+  endif()
+endfunction()
+
+# The kernel's tuner program and the build step that runs it.
+function(_ktune_add_tune_step name harness out_dir keys)
+  _ktune_tuner_libraries()
+  add_executable(ktune_${name}_tuner "${harness}")
+  target_link_libraries(ktune_${name}_tuner PRIVATE ktune::tuner_main)
+  target_compile_features(ktune_${name}_tuner PRIVATE cxx_std_20)
+  if(KTUNE_TUNE STREQUAL "OFF")
+    return()
+  endif()
+  _ktune_gpu_identity_step(gpu_file)
+  set(args --manifest "${out_dir}/manifest.json" --db-dir "${KTUNE_DB_DIR}/${name}"
+           --worker-log "${out_dir}/worker.log")
+  foreach(k IN LISTS keys)
+    list(APPEND args "--key=${k}")
+  endforeach()
+  if(KTUNE_TUNE STREQUAL "ON")
+    list(APPEND args --require-gpu)
+  endif()
+  add_custom_command(
+    OUTPUT "${out_dir}/tune.json"
+    COMMAND ktune_${name}_tuner ${args} --summary-out "${out_dir}/tune.json"
+    DEPENDS "${out_dir}/cubins.json" "${out_dir}/manifest.json" ktune_${name}_tuner "${gpu_file}"
+    COMMENT "ktune: tuning ${name}"
+    USES_TERMINAL
+    VERBATIM)
+  add_custom_target(ktune_${name}_tune ALL DEPENDS "${out_dir}/tune.json")
+  add_dependencies(ktune_${name}_tune ktune_gpu_identity)
+  add_custom_target(ktune_${name}_retune
+    COMMAND ktune_${name}_tuner ${args} --retune
+    DEPENDS ktune_${name}_cubins
+    COMMENT "ktune: tuning ${name} again (measurements of this GPU and kernel replaced)"
+    USES_TERMINAL
+    VERBATIM)
 endfunction()
 
 # One config's cubin: called once per line of the generated configs.cmake, inside

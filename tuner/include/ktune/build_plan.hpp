@@ -15,6 +15,7 @@ struct PlanRequest {
   std::vector<std::string> params;       // PARAMS texts
   std::vector<std::string> constraints;  // WHERE texts
   std::string default_text;              // DEFAULT text, "" when not given
+  std::vector<std::string> keys;         // KEYS texts
   uint64_t max_configs = 10000;
   CompileSettings compile;
 };
@@ -26,7 +27,7 @@ struct Plan {
 };
 
 // Throws Error whose message starts with the argument at fault (PARAMS, WHERE, DEFAULT,
-// MAX_CONFIGS) and says how to fix it.
+// MAX_CONFIGS, KEYS) and says how to fix it.
 Plan make_plan(const PlanRequest& request);
 
 // The nvcc flags that a config's values imply besides its -D macros: a parameter named

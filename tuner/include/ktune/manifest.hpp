@@ -40,6 +40,7 @@ struct Manifest {
   std::string default_id;
   uint64_t product = 0;
   std::vector<ManifestConfig> configs;
+  std::vector<std::vector<Assignment>> keys;  // KEYS, in the order declared
 
   nlohmann::json to_json() const;
   // Throws Error naming `origin` and the field on any malformed or future-schema input.

@@ -98,6 +98,30 @@ Plan make_plan(const PlanRequest& r) {
     m.default_id = config_id(names, first);
   }
 
+  for (std::size_t i = 0; i < r.keys.size(); ++i) {
+    std::vector<Assignment> key;
+    try {
+      key = parse_assignments(r.keys[i]);
+    } catch (const Error& e) {
+      throw Error("KEYS: key " + std::to_string(i + 1) + ": " + e.what());
+    }
+    if (key.empty()) throw Error("KEYS: key " + std::to_string(i + 1) + " is empty; write e.g. \"N=4096\"");
+    for (const auto& [name, value] : key) check_parameter_name(name, "KEYS: key " + std::to_string(i + 1));
+    std::sort(key.begin(), key.end());
+    auto same_names = [](const std::vector<Assignment>& a, const std::vector<Assignment>& b) {
+      return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                        [](const Assignment& x, const Assignment& y) { return x.first == y.first; });
+    };
+    if (!m.keys.empty() && !same_names(key, m.keys[0]))
+      throw Error("KEYS: key " + std::to_string(i + 1) + " \"" + r.keys[i] +
+                  "\" names other dimensions than key 1 \"" + r.keys[0] +
+                  "\"; every key gives a value for the same dimensions");
+    for (const auto& earlier : m.keys)
+      if (earlier == key)
+        throw Error("KEYS: key " + std::to_string(i + 1) + " \"" + r.keys[i] + "\" is listed twice");
+    m.keys.push_back(std::move(key));
+  }
+
   m.configs.reserve(valid.size());
   for (std::size_t i = 0; i < valid.size(); ++i) {
     auto row = valid.row(i);

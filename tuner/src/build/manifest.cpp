@@ -64,6 +64,13 @@ json Manifest::to_json() const {
                        {"log", c.log()},
                        {"record", c.record()}});
   doc["configs"] = configs;
+  json keys_json = json::array();
+  for (const auto& key : keys) {
+    json k = json::object();
+    for (const auto& [name, value] : key) k[name] = value;
+    keys_json.push_back(k);
+  }
+  doc["keys"] = keys_json;
   return doc;
 }
 
@@ -112,6 +119,19 @@ Manifest Manifest::from_json(const json& doc, const std::string& origin) {
       config.values.push_back(values[p.name].get<int64_t>());
     }
     m.configs.push_back(std::move(config));
+  }
+  if (doc.contains("keys")) {
+    if (!doc["keys"].is_array()) throw Error(origin + ": \"keys\" must be a list");
+    for (const auto& k : doc["keys"]) {
+      if (!k.is_object()) throw Error(origin + ": each of \"keys\" must be an object");
+      std::vector<Assignment> key;
+      for (const auto& [name, value] : k.items()) {
+        if (!value.is_number_integer())
+          throw Error(origin + ": key dimension " + name + " must be an integer");
+        key.emplace_back(name, value.get<int64_t>());
+      }
+      m.keys.push_back(std::move(key));
+    }
   }
   return m;
 }

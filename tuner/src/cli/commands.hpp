@@ -9,5 +9,6 @@ void add_space_command(CLI::App& app);
 void add_plan_command(CLI::App& app);
 void add_compile_command(CLI::App& app);
 void add_cubins_command(CLI::App& app);
+void add_gpu_command(CLI::App& app);
 
 }  // namespace ktune::cli

@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
   ktune::cli::add_plan_command(app);
   ktune::cli::add_compile_command(app);
   ktune::cli::add_cubins_command(app);
+  ktune::cli::add_gpu_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::RuntimeError& e) {  // a subcommand's own exit status

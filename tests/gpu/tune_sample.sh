@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# End-to-end tuning of tests/gpu/tune_sample on the visible GPU: the build tunes; each
+# fault config gets its status and is never chosen; a rebuild does no tuning work; a
+# changed kernel source is tuned again. Exit 77 (skipped) when there is no GPU.
+# usage: tune_sample.sh <ktune source> <ktune tool> <tuner libs dir> <work dir>
+set -euo pipefail
+root=$1 tool=$2 libs=$3 work=$4
+fail() { echo "FAIL: $*"; exit 1; }
+gpu=$("$tool" gpu)
+grep -q '"gpu": null' <<<"$gpu" && { echo "SKIPPED: no GPU: $(sed -n 's/.*"why": "\(.*\)".*/\1/p' <<<"$gpu")"; exit 77; }
+
+rm -rf "$work" && mkdir -p "$work"
+cp -r "$root/tests/gpu/tune_sample" "$work/src"
+build=$work/build
+cmake -S "$work/src" -B "$build" -G Ninja -Dktune_DIR="$root/cmake" -DKTUNE_HOST_TOOL="$tool" \
+  -DKTUNE_TUNER_LIBS="$libs" -DKTUNE_TUNE=ON >"$work/configure.log" 2>&1 ||
+  { cat "$work/configure.log"; fail configure; }
+cmake --build "$build" >"$work/build1.log" 2>&1 || { cat "$work/build1.log"; fail "first build"; }
+cat "$work/build1.log" | grep -v "^\[" | tail -n 12
+summary=$build/_ktune/axpb/tune.json
+python3 - "$summary" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+assert s["tuned"], s
+for k in s["keys"]:
+    c = k["counts"]
+    want = {"ok": 9, "resource": 3, "wrong-result": 1, "crashed": 1, "timed-out": 1}
+    assert c == want, (k["key"], c, want)
+    assert k["best_ms"] > 0 and k["default_ms"] > 0, k
+    assert k["measured_now"] == 15 and k["from_db"] == 0, k
+print("ok: statuses per key", want)
+PY
+db=$(python3 -c "import json,sys; print(json.load(open('$summary'))['db'])")
+python3 - "$db" "$summary" <<'PY'
+import json, sys
+db = json.load(open(sys.argv[1])); s = json.load(open(sys.argv[2]))
+fp = db["fingerprints"][s["fingerprint"]]
+for k in s["keys"]:
+    entries = fp["keys"][k["key"]]
+    best = entries[k["best_id"]]
+    assert best["values"]["BUG"] == 0, "a faulty config was chosen"
+    wrong = [e for e in entries.values() if e["measurement"]["status"] == "wrong-result"][0]
+    assert wrong["measurement"]["max_error"] > 0.4, wrong
+    ok = [e for e in entries.values() if e["measurement"]["status"] == "ok"]
+    assert all(len(e["measurement"]["samples_ms"]) >= 3 for e in ok)
+print("ok: DB holds every sample; best has BUG=0; wrong result's max error recorded")
+PY
+
+cmake --build "$build" >"$work/build2.log" 2>&1 || { cat "$work/build2.log"; fail "second build"; }
+grep -q "ktune: tuning axpb" "$work/build2.log" && { cat "$work/build2.log"; fail "rebuild tuned again"; }
+echo "ok: rebuild with nothing changed did no tuning"
+
+"$build/ktune_axpb_tuner" --manifest "$build/_ktune/axpb/manifest.json" --db-dir "$(dirname "$db")" \
+  --key "N=1000000" --summary-out "$work/rerun.json" >"$work/rerun.log" 2>&1 || { cat "$work/rerun.log"; fail rerun; }
+python3 -c "
+import json; k = json.load(open('$work/rerun.json'))['keys'][0]
+assert k['measured_now'] == 0 and k['from_db'] == 15, k
+print('ok: a rerun took all 15 results from the DB')"
+
+echo "// changed" >>"$work/src/axpb.cu"
+cmake --build "$build" >"$work/build3.log" 2>&1 || { cat "$work/build3.log"; fail "third build"; }
+grep -q "ktune: tuning axpb" "$work/build3.log" || { cat "$work/build3.log"; fail "changed source not retuned"; }
+python3 -c "
+import json; s = json.load(open('$summary'))
+assert all(k['measured_now'] == 15 for k in s['keys']), s
+print('ok: changed kernel source tuned again:', s['fingerprint'])"
+echo PASS

@@ -1,0 +1,112 @@
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "ktune/error.hpp"
+#include "ktune/strategy.hpp"
+
+using ktune::make_exhaustive;
+using ktune::make_strategy;
+using Idx = std::vector<std::size_t>;
+
+namespace {
+
+// Everything the strategy proposes, `batch` at a time, observing each as ok.
+Idx drain(ktune::Strategy& s, std::size_t batch) {
+  Idx all;
+  for (int guard = 0; guard < 10000 && !s.done(); ++guard) {
+    for (std::size_t i : s.propose(batch)) {
+      all.push_back(i);
+      s.observe({i, ktune::Status::Ok, 1.0});
+    }
+  }
+  return all;
+}
+
+}  // namespace
+
+TEST(Exhaustive, DefaultFirstThenEnumerationOrder) {
+  auto s = make_exhaustive(5, 2, 0);
+  EXPECT_EQ(s->name(), "exhaustive");
+  EXPECT_FALSE(s->done());
+  EXPECT_EQ(s->propose(100), (Idx{2, 0, 1, 3, 4}));
+  EXPECT_TRUE(s->done());
+  EXPECT_TRUE(s->propose(100).empty());
+}
+
+TEST(Exhaustive, FirstAtEitherEnd) {
+  EXPECT_EQ(make_exhaustive(4, 0, 0)->propose(10), (Idx{0, 1, 2, 3}));
+  EXPECT_EQ(make_exhaustive(4, 3, 0)->propose(10), (Idx{3, 0, 1, 2}));
+  EXPECT_EQ(make_exhaustive(1, 0, 0)->propose(10), (Idx{0}));
+}
+
+TEST(Exhaustive, Batches) {
+  auto s = make_exhaustive(7, 6, 0);
+  EXPECT_EQ(s->propose(3), (Idx{6, 0, 1}));
+  EXPECT_FALSE(s->done());
+  EXPECT_TRUE(s->propose(0).empty());
+  EXPECT_EQ(s->propose(3), (Idx{2, 3, 4}));
+  EXPECT_FALSE(s->done());
+  EXPECT_EQ(s->propose(3), (Idx{5}));
+  EXPECT_TRUE(s->done());
+}
+
+TEST(Exhaustive, EveryIndexExactlyOnce) {
+  for (std::size_t size : {1u, 2u, 3u, 10u, 117u}) {
+    for (std::size_t first : {std::size_t{0}, size / 2, size - 1}) {
+      for (std::size_t batch : {1u, 4u, 1000u}) {
+        SCOPED_TRACE("size=" + std::to_string(size) + " first=" + std::to_string(first) +
+                     " batch=" + std::to_string(batch));
+        auto s = make_exhaustive(size, first, 42);
+        Idx all = drain(*s, batch);
+        ASSERT_EQ(all.size(), size);
+        EXPECT_EQ(all.front(), first);
+        std::vector<int> seen(size, 0);
+        for (std::size_t i : all) {
+          ASSERT_LT(i, size);
+          ++seen[i];
+        }
+        EXPECT_EQ(seen, std::vector<int>(size, 1));
+      }
+    }
+  }
+}
+
+TEST(Exhaustive, SeedDoesNotChangeTheOrder) {
+  EXPECT_EQ(make_exhaustive(9, 4, 1)->propose(9), make_exhaustive(9, 4, 999)->propose(9));
+}
+
+TEST(Exhaustive, EmptySpaceIsDoneAtOnce) {
+  auto s = make_exhaustive(0, 0, 0);
+  EXPECT_TRUE(s->done());
+  EXPECT_TRUE(s->propose(5).empty());
+}
+
+TEST(Exhaustive, RejectsBadIndices) {
+  EXPECT_THROW(make_exhaustive(5, 5, 0), ktune::Error);
+  EXPECT_THROW(make_exhaustive(5, 100, 0), ktune::Error);
+  auto s = make_exhaustive(5, 0, 0);
+  EXPECT_NO_THROW(s->observe({4, ktune::Status::Crashed, 0}));
+  EXPECT_THROW(s->observe({5, ktune::Status::Ok, 1.0}), ktune::Error);
+}
+
+TEST(MakeStrategy, ExhaustiveByName) {
+  auto s = make_strategy("exhaustive", 3, 1, 0);
+  EXPECT_EQ(s->name(), "exhaustive");
+  EXPECT_EQ(s->propose(10), (Idx{1, 0, 2}));
+  EXPECT_THROW(make_strategy("exhaustive", 3, 3, 0), ktune::Error);
+}
+
+TEST(MakeStrategy, UnknownNameListsKnownOnes) {
+  try {
+    make_strategy("anneal", 3, 0, 0);
+    FAIL() << "expected ktune::Error";
+  } catch (const ktune::Error& e) {
+    std::string what = e.what();
+    EXPECT_NE(what.find("'anneal'"), std::string::npos) << what;
+    EXPECT_NE(what.find("known: exhaustive"), std::string::npos) << what;
+  }
+  EXPECT_THROW(make_strategy("", 3, 0, 0), ktune::Error);
+  EXPECT_THROW(make_strategy("Exhaustive", 3, 0, 0), ktune::Error);  // names are exact
+}

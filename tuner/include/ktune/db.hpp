@@ -1,0 +1,62 @@
+#pragma once
+// The tuning DB: one JSON file per kernel per GPU model, measurements keyed by
+// fingerprint digest, then key, then config id.
+//
+// Every write takes an exclusive lock (flock on "<db>.lock"), re-reads the file, merges
+// and replaces it atomically (temporary file + fsync + rename): a kill loses at most the
+// config in flight, and two tuners on one DB lose nothing. A file that does not parse or
+// has another schema is moved aside to "<db>.corrupt-<time>" with a warning, never trusted.
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "ktune/fingerprint.hpp"
+#include "ktune/measurement.hpp"
+
+namespace ktune {
+
+// A key's canonical form: "K=4096,M=4096,N=4096" (names sorted). Keys name rows of the DB.
+std::string key_id(const std::map<std::string, int64_t>& key);
+
+class Db {
+ public:
+  static constexpr int kSchemaVersion = 1;
+
+  // Opens (or starts) the DB at `path` for `kernel`. Reads it once; a corrupt file is
+  // set aside and reported through `warning()`.
+  Db(std::filesystem::path path, std::string kernel);
+
+  const std::filesystem::path& path() const { return path_; }
+  const std::string& warning() const { return warning_; }
+
+  // The measurement of `config_id` on `key` under `fp`, if the DB has one.
+  std::optional<Measurement> find(const Fingerprint& fp, const std::string& key,
+                                  const std::string& config_id) const;
+
+  // Adds one measurement (with the config's values, for readers of the file) and writes
+  // the DB to disk at once, under the lock, merged with whatever other writers added.
+  // Throws Error naming the path when it cannot write (the file on disk stays intact).
+  void record(const Fingerprint& fp, const std::string& key, const std::string& config_id,
+              const nlohmann::json& values, const Measurement& m);
+
+  // Re-reads the file (under the lock) to see what other writers added.
+  void reload();
+
+  const nlohmann::json& document() const { return doc_; }
+
+ private:
+  std::filesystem::path path_;
+  std::string kernel_;
+  std::string warning_;
+  nlohmann::json doc_;
+  // Identity of the file doc_ mirrors (device, inode, size, mtime s, mtime ns), all zero
+  // when unknown: record() skips re-reading a file no one else has replaced since.
+  std::array<int64_t, 5> stamp_{};
+};
+
+}  // namespace ktune

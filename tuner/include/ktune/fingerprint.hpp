@@ -1,0 +1,40 @@
+#pragma once
+// What makes a measurement stale. Measurements are kept per fingerprint: a new driver, GPU
+// or kernel source gives a new fingerprint, and its configs are measured again.
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace ktune {
+
+struct GpuIdentity {
+  std::string name;            // "NVIDIA H200"
+  int cc_major = 0, cc_minor = 0;
+  int sm_count = 0;
+  int driver_version = 0;      // cuDriverGetVersion, e.g. 13000
+  uint64_t l2_bytes = 0;       // not part of the fingerprint: used to size the L2 flush
+
+  nlohmann::json to_json() const;
+  static GpuIdentity from_json(const nlohmann::json& j);
+  // "NVIDIA_H200": a file-name-safe form of the model name, for one DB file per GPU model.
+  std::string model_slug() const;
+};
+
+struct Fingerprint {
+  std::string kernel_hash;     // source + every header it includes + flags + parameters
+  std::string nvcc_version;    // "13.0.88"
+  GpuIdentity gpu;
+
+  // Hex digest of every field above except gpu.l2_bytes.
+  std::string digest() const;
+  nlohmann::json to_json() const;
+  static Fingerprint from_json(const nlohmann::json& j);
+};
+
+// Hash of the kernel source and the headers its compile depfiles list (any config's
+// deps/<id>.d under `kernel_dir`), plus the compile flags and the parameter list from
+// the manifest. Throws Error naming the file that cannot be read.
+std::string kernel_hash(const std::string& manifest_path);
+
+}  // namespace ktune

@@ -1,0 +1,194 @@
+#pragma once
+// The harness: what the user writes, once per kernel, to tune it. For one key it makes
+// the inputs, names the outputs and how to check them, and gives the launch template.
+//
+//   #include <ktune/harness.hpp>
+//   #include "sgemm_launch.hpp"
+//
+//   void ktune_harness(ktune::Harness& h) {
+//     const int M = h.key("M"), N = h.key("N"), K = h.key("K");
+//     auto A = h.input<float>(size_t(M) * K, ktune::fill::random(1));
+//     auto B = h.input<float>(size_t(K) * N, ktune::fill::random(2));
+//     auto C = h.output<float>(size_t(M) * N);
+//     h.expect(C, [&](std::span<float> ref) { /* C = A * B on the host, from h.host(A) ... */ });
+//     h.launch(sgemm_launch(A, B, C, M, N, K));
+//   }
+//
+// Outputs are reset to their fill before every launch, so kernels that accumulate or work
+// in place do the same work each time. Every config's outputs are compared with the
+// expectation before its time counts.
+#include <cuda.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "ktune/launch.hpp"
+
+namespace ktune {
+
+// How a buffer starts: random values with a seed (uniform in [lo, hi); integers too),
+// a constant, or the user's data. Random fills are the same on every machine.
+struct Fill {
+  enum class Kind { Random, Constant, Data };
+  Kind kind = Kind::Constant;
+  uint64_t seed = 0;
+  double lo = -1.0, hi = 1.0, value = 0.0;
+  std::shared_ptr<const std::vector<std::byte>> data;
+};
+
+namespace fill {
+inline Fill random(uint64_t seed, double lo = -1.0, double hi = 1.0) {
+  return {Fill::Kind::Random, seed, lo, hi, 0.0, nullptr};
+}
+inline Fill constant(double value) { return {Fill::Kind::Constant, 0, 0, 0, value, nullptr}; }
+template <typename T>
+Fill data(const std::vector<T>& values) {
+  auto bytes = std::make_shared<std::vector<std::byte>>(values.size() * sizeof(T));
+  std::memcpy(bytes->data(), values.data(), bytes->size());
+  return {Fill::Kind::Data, 0, 0, 0, 0.0, bytes};
+}
+}  // namespace fill
+
+// An output matches when |out - ref| <= abs + rel * |ref| for every element.
+struct Tolerance {
+  double abs = 0;
+  double rel = 0;
+};
+
+template <typename T>
+constexpr Tolerance default_tolerance() {
+  if constexpr (std::is_same_v<T, float>) return {1e-5, 1e-4};
+  else if constexpr (std::is_same_v<T, double>) return {1e-12, 1e-10};
+  else return {0, 0};  // integers: exact
+}
+
+// A device buffer the harness owns; passes its device pointer as a kernel argument.
+template <typename T>
+struct Buffer {
+  CUdeviceptr ptr = 0;
+  std::size_t size = 0;  // elements
+  int index = -1;        // in the harness
+  CUdeviceptr kernel_arg() const { return ptr; }
+  operator CUdeviceptr() const { return ptr; }
+};
+
+class Harness {
+ public:
+  // One buffer, type-erased: the harness keeps host values, the device copy and, for
+  // outputs, a pristine device copy to reset from and a comparison.
+  struct Slot {
+    std::string type;  // "float", "int32", ...
+    std::size_t bytes = 0;
+    std::size_t elements = 0;
+    bool output = false;
+    std::vector<std::byte> host;       // the fill's values
+    std::vector<std::byte> expected;   // outputs with an expectation
+    Tolerance tolerance;
+    CUdeviceptr device = 0;
+    CUdeviceptr pristine = 0;          // outputs: the fill, to reset from
+    // Largest error and count of elements beyond tolerance, of `got` against `expected`.
+    std::function<std::pair<double, std::size_t>(const std::byte* got, const std::byte* ref,
+                                                 std::size_t n, Tolerance tol)> compare;
+  };
+
+  explicit Harness(std::map<std::string, int64_t> key) : key_(std::move(key)) {}
+  virtual ~Harness() = default;
+
+  // The key's value of `name`; throws Error naming the key's dimensions.
+  int64_t key(const std::string& name) const;
+  const std::map<std::string, int64_t>& key_values() const { return key_; }
+
+  template <typename T>
+  Buffer<T> input(std::size_t n, Fill f) {
+    return add<T>(n, f, false, {});
+  }
+  template <typename T>
+  Buffer<T> output(std::size_t n, Fill f = fill::constant(0),
+                   Tolerance tol = default_tolerance<T>()) {
+    return add<T>(n, f, true, tol);
+  }
+  // The values a buffer was filled with, for host references.
+  template <typename T>
+  std::span<const T> host(Buffer<T> b) const {
+    const Slot& s = slots_.at(b.index);
+    return {reinterpret_cast<const T*>(s.host.data()), s.elements};
+  }
+  // The expected content of `out`, computed on the host once per key. `ref` starts as
+  // the output's fill (kernels that accumulate add to it).
+  template <typename T, typename F>
+  void expect(Buffer<T> out, F&& reference) {
+    Slot& s = slots_.at(out.index);
+    if (!s.output) throw Error("Harness::expect: the buffer is an input; declare it with output<T>()");
+    s.expected = s.host;
+    reference({reinterpret_cast<T*>(s.expected.data()), s.elements});
+  }
+  void launch(LaunchTemplate t) { launch_ = std::move(t); }
+
+  const std::vector<Slot>& slots() const { return slots_; }
+  std::vector<Slot>& slots() { return slots_; }
+  const LaunchTemplate& launch_template() const { return launch_; }
+
+ protected:
+  // Device side, provided by the tuner's worker (allocation and upload).
+  virtual void upload(Slot& s) = 0;
+
+ private:
+  template <typename T>
+  Buffer<T> add(std::size_t n, const Fill& f, bool output, Tolerance tol);
+
+  std::map<std::string, int64_t> key_;
+  std::vector<Slot> slots_;
+  LaunchTemplate launch_;
+};
+
+// Fills `out` (n elements of T) as `f` says. Throws Error when user data has the wrong size.
+template <typename T>
+void fill_values(std::span<T> out, const Fill& f);
+
+template <typename T>
+std::string type_name();
+
+template <typename T>
+Buffer<T> Harness::add(std::size_t n, const Fill& f, bool output, Tolerance tol) {
+  static_assert(std::is_arithmetic_v<T>, "harness buffers hold arithmetic types");
+  if (n == 0) throw Error("Harness: a buffer of 0 elements; check the key's sizes");
+  Slot s;
+  s.type = type_name<T>();
+  s.elements = n;
+  s.bytes = n * sizeof(T);
+  s.output = output;
+  s.tolerance = tol;
+  s.host.resize(s.bytes);
+  fill_values<T>({reinterpret_cast<T*>(s.host.data()), n}, f);
+  s.compare = [](const std::byte* got, const std::byte* ref, std::size_t count, Tolerance t) {
+    double worst = 0;
+    std::size_t bad = 0;
+    auto g = reinterpret_cast<const T*>(got);
+    auto r = reinterpret_cast<const T*>(ref);
+    for (std::size_t i = 0; i < count; ++i) {
+      double gv = static_cast<double>(g[i]), rv = static_cast<double>(r[i]);
+      double err = gv > rv ? gv - rv : rv - gv;
+      if (!(err <= t.abs + t.rel * (rv < 0 ? -rv : rv))) ++bad;  // NaN counts as bad
+      if (err > worst || err != err) worst = err != err ? INFINITY : err;
+    }
+    return std::make_pair(worst, bad);
+  };
+  slots_.push_back(std::move(s));
+  upload(slots_.back());
+  return Buffer<T>{slots_.back().device, n, static_cast<int>(slots_.size() - 1)};
+}
+
+}  // namespace ktune
+
+// Defined by the user, once per kernel, in the file named by HARNESS.
+void ktune_harness(ktune::Harness& h);

@@ -1,0 +1,46 @@
+#pragma once
+// The seam between the tuner and the search: a strategy proposes configs (indices into
+// the space's enumeration), the tuner measures them and reports back. Strategies never
+// propose an index twice or outside [0, size).
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ktune/measurement.hpp"
+
+namespace ktune {
+
+struct Budget {
+  std::optional<std::size_t> evaluations;  // measured configs, failures included
+  std::optional<double> seconds;           // wall time of the search
+};
+
+struct Observation {
+  std::size_t index = 0;
+  Status status = Status::Ok;
+  double time_ms = 0;  // median; meaningful when status is ok
+};
+
+class Strategy {
+ public:
+  virtual ~Strategy() = default;
+  virtual std::string name() const = 0;
+  // Up to `max` indices to measure next; empty when the strategy has nothing to propose.
+  virtual std::vector<std::size_t> propose(std::size_t max) = 0;
+  virtual void observe(const Observation& o) = 0;
+  // True when the strategy has nothing more to propose (the tuner also stops on budget).
+  virtual bool done() const = 0;
+};
+
+// Every config once, in enumeration order, the DEFAULT config (`first`) first so that its
+// time sets the timeout and the early-abandon bar for the rest.
+std::unique_ptr<Strategy> make_exhaustive(std::size_t size, std::size_t first, uint64_t seed);
+
+// By name ("exhaustive"); throws Error listing the known names.
+std::unique_ptr<Strategy> make_strategy(const std::string& name, std::size_t size,
+                                        std::size_t first, uint64_t seed);
+
+}  // namespace ktune

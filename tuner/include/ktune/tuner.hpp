@@ -1,0 +1,34 @@
+#pragma once
+// The tune step: for every key, let the strategy propose configs, measure each in a
+// worker process, record every result in the DB as it comes, and print the summary.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ktune/stopping_rule.hpp"
+#include "ktune/strategy.hpp"
+
+namespace ktune {
+
+struct TuneOptions {
+  std::string manifest;                                // the kernel's manifest.json
+  std::string db_dir;                                  // DB file: <db_dir>/<GPU model>.json
+  std::vector<std::map<std::string, int64_t>> keys;    // problem sizes to tune for
+  std::string strategy = "exhaustive";
+  Budget budget;                                       // per key
+  uint64_t seed = 0;
+  StoppingRule rule;
+  int warmup = 2;
+  bool retune = false;       // measure again what the DB already has for this fingerprint
+  bool require_gpu = false;  // no GPU is an error (KTUNE_TUNE=ON) instead of a note
+  std::string summary_out;   // JSON summary, written last (the build step's output)
+  std::vector<std::string> worker_command;  // how to start a worker (this program --worker)
+  std::string worker_log;    // the workers' stdout and stderr
+};
+
+// Returns the process exit code: 0 when tuning ran (whatever the configs' statuses) or
+// when there is no GPU and none is required.
+int tune(const TuneOptions& options);
+
+}  // namespace ktune

@@ -1,0 +1,420 @@
+#include "ktune/db.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <utility>
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ktune/error.hpp"
+
+namespace ktune {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+using Stamp = std::array<int64_t, 5>;
+
+Stamp stamp_of(const struct stat& st) {
+  return {static_cast<int64_t>(st.st_dev), static_cast<int64_t>(st.st_ino),
+          static_cast<int64_t>(st.st_size), static_cast<int64_t>(st.st_mtim.tv_sec),
+          static_cast<int64_t>(st.st_mtim.tv_nsec)};
+}
+
+Stamp stamp_of(const fs::path& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 ? stamp_of(st) : Stamp{};
+}
+
+std::string errno_text(int err) { return std::strerror(err); }
+
+// Names from a hostile file can be megabytes long; messages stay one short line.
+std::string shown_name(const std::string& s) {
+  return "\"" + (s.size() > 40 ? s.substr(0, 37) + "..." : s) + "\"";
+}
+
+json empty_doc(const std::string& kernel) {
+  return {{"schema", "ktune.db"},
+          {"schema_version", Db::kSchemaVersion},
+          {"kernel", kernel},
+          {"fingerprints", json::object()}};
+}
+
+// A config's values, kept for readers of the file: names to plain numbers or strings.
+// Nested values are refused so that a hostile file cannot make dump() recurse deeply.
+void check_values(const json& values) {
+  if (!values.is_object()) throw Error("\"values\" must be an object of name: number");
+  for (const auto& [name, v] : values.items())
+    if (v.is_structured() || v.is_null())
+      throw Error("\"values\"." + shown_name(name) + " must be a number or a string");
+}
+
+// Closing the descriptor releases the flock.
+class LockFile {
+ public:
+  explicit LockFile(const fs::path& path) {
+    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd_ < 0) {
+      error_ = errno;
+      fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);  // someone else's lock file
+    }
+  }
+  LockFile(const LockFile&) = delete;
+  LockFile& operator=(const LockFile&) = delete;
+  ~LockFile() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  bool opened() const { return fd_ >= 0; }
+  int open_error() const { return error_; }
+  // Blocks until granted. LOCK_EX on a shared lock converts it, not atomically.
+  bool acquire(int op) {
+    if (fd_ < 0) return false;
+    while (::flock(fd_, op) != 0) {
+      if (errno != EINTR) return false;
+    }
+    return true;
+  }
+
+ private:
+  int fd_ = -1;
+  int error_ = 0;
+};
+
+fs::path with_suffix(const fs::path& path, const std::string& suffix) {
+  fs::path out = path;
+  out += suffix;
+  return out;
+}
+
+// What the file on disk holds, normalized: entries rebuilt from their parsed form, so
+// the in-memory document holds nothing that Measurement or Fingerprint would refuse.
+struct Snapshot {
+  bool exists = false;
+  json doc;
+  std::string corrupt;  // why the whole file cannot be trusted; empty when it can
+  std::string skipped;  // entries dropped from an otherwise good file
+  Stamp stamp{};
+};
+
+class Normalizer {
+ public:
+  explicit Normalizer(const std::string& kernel) : kernel_(kernel) {}
+
+  // Throws Error with the reason when the file as a whole is not a DB for this kernel.
+  json run(const json& raw) {
+    if (!raw.is_object()) throw Error("it is not a JSON object");
+    auto schema = raw.find("schema");
+    if (schema == raw.end() || !schema->is_string() || *schema != "ktune.db")
+      throw Error("it is not a ktune DB (\"schema\" is not \"ktune.db\")");
+    auto version = raw.find("schema_version");
+    if (version == raw.end() || !version->is_number_integer())
+      throw Error("it has no integer \"schema_version\"");
+    if (*version != Db::kSchemaVersion)
+      throw Error("its schema_version " + version->dump() + " is not the version " +
+                  std::to_string(Db::kSchemaVersion) + " this ktune reads");
+    auto kernel = raw.find("kernel");
+    if (kernel == raw.end() || !kernel->is_string())
+      throw Error("it has no string \"kernel\"");
+    if (*kernel != kernel_)
+      throw Error("it is the DB of kernel " + shown_name(kernel->get<std::string>()) +
+                  ", not " + shown_name(kernel_));
+    auto fps = raw.find("fingerprints");
+    if (fps == raw.end() || !fps->is_object())
+      throw Error("it has no \"fingerprints\" object");
+
+    json doc = empty_doc(kernel_);
+    for (const auto& [digest, entry] : fps->items()) {
+      const std::string where = "fingerprints." + shown_name(digest);
+      try {
+        json keys = fingerprint_entry(digest, entry, where);
+        doc["fingerprints"][digest] = {
+            {"fingerprint", Fingerprint::from_json(entry.at("fingerprint")).to_json()},
+            {"keys", std::move(keys)}};
+      } catch (const Error& e) {
+        skip(where, e.what());
+      } catch (const json::exception& e) {
+        skip(where, e.what());
+      }
+    }
+    return doc;
+  }
+
+  std::string summary(const fs::path& path) const {
+    if (count_ == 0) return "";
+    return path.string() + ": skipped " + std::to_string(count_) + " malformed entr" +
+           (count_ == 1 ? "y" : "ies") + " (first: " + first_ +
+           "); those configs will be measured again";
+  }
+
+ private:
+  json fingerprint_entry(const std::string& digest, const json& entry,
+                         const std::string& where) {
+    if (!entry.is_object()) throw Error("not an object");
+    auto fp_json = entry.find("fingerprint");
+    if (fp_json == entry.end()) throw Error("\"fingerprint\" is missing");
+    if (Fingerprint::from_json(*fp_json).digest() != digest)
+      throw Error("the digest does not match its fingerprint");
+    auto keys = entry.find("keys");
+    if (keys == entry.end() || !keys->is_object()) throw Error("\"keys\" is not an object");
+    json out = json::object();
+    for (const auto& [key, configs] : keys->items()) {
+      const std::string key_where = where + ".keys." + shown_name(key);
+      if (!configs.is_object()) {
+        skip(key_where, "not an object");
+        continue;
+      }
+      json kept = json::object();
+      for (const auto& [id, rec] : configs.items()) {
+        try {
+          if (!rec.is_object()) throw Error("not an object");
+          auto values = rec.find("values");
+          auto m = rec.find("measurement");
+          if (values == rec.end() || m == rec.end())
+            throw Error("needs \"values\" and \"measurement\"");
+          check_values(*values);
+          kept[id] = {{"values", *values},
+                      {"measurement", Measurement::from_json(*m).to_json()}};
+        } catch (const Error& e) {
+          skip(key_where + "." + shown_name(id), e.what());
+        }
+      }
+      if (!kept.empty()) out[key] = std::move(kept);
+    }
+    return out;
+  }
+
+  void skip(const std::string& where, const std::string& why) {
+    if (count_++ == 0) first_ = where + ": " + why;
+  }
+
+  std::string kernel_;
+  std::size_t count_ = 0;
+  std::string first_;
+};
+
+// Throws Error only when the file exists but cannot be read: that is the machine's
+// problem (permissions), not the file's, so it is neither trusted nor moved.
+Snapshot read_snapshot(const fs::path& path, const std::string& kernel) {
+  Snapshot s;
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) return s;
+    throw Error(path.string() + ": cannot read the tuning DB (" + errno_text(errno) +
+                "); check its permissions");
+  }
+  struct stat st {};
+  std::string text;
+  bool ok = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  int err = ok ? 0 : EISDIR;
+  if (ok) {
+    text.reserve(static_cast<std::size_t>(st.st_size));
+    char buffer[1 << 16];
+    for (;;) {
+      ssize_t n = ::read(fd, buffer, sizeof buffer);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        ok = false;
+        err = errno;
+      }
+      if (n <= 0) break;
+      text.append(buffer, static_cast<std::size_t>(n));
+    }
+  }
+  ::close(fd);
+  if (!ok)
+    throw Error(path.string() + ": cannot read the tuning DB (" + errno_text(err) +
+                "); it must be a readable regular file");
+  s.exists = true;
+  s.stamp = stamp_of(st);
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
+    s.corrupt = "it is empty";
+    return s;
+  }
+  json raw;
+  try {
+    raw = json::parse(text);
+  } catch (const json::parse_error& e) {
+    s.corrupt = "it is not valid JSON (syntax error near byte " + std::to_string(e.byte) +
+                ", e.g. a write cut short)";
+    return s;
+  } catch (const json::exception& e) {  // e.g. a number too large for a double
+    s.corrupt = std::string("it is not valid JSON (") + e.what() + ")";
+    return s;
+  }
+  Normalizer normalizer(kernel);
+  try {
+    s.doc = normalizer.run(raw);
+  } catch (const Error& e) {
+    s.corrupt = e.what();
+    return s;
+  } catch (const json::exception& e) {
+    s.corrupt = std::string("its structure is unexpected (") + e.what() + ")";
+    return s;
+  }
+  s.skipped = normalizer.summary(path);
+  return s;
+}
+
+// Keeps the bad file for a post-mortem and returns the one-line warning.
+std::string set_aside(const fs::path& path, const std::string& reason) {
+  const std::string base = path.string() + ".corrupt-" + std::to_string(std::time(nullptr));
+  fs::path dest = base;
+  std::error_code ec;
+  for (int n = 2; fs::exists(dest, ec) && n < 1000; ++n) dest = base + "-" + std::to_string(n);
+  const std::string head = path.string() + ": not trusted, " + reason;
+  if (::rename(path.c_str(), dest.c_str()) == 0)
+    return head + "; moved it to " + dest.string() + " and started an empty DB";
+  return head + "; could not move it aside (" + errno_text(errno) +
+         "), so it is ignored and an empty DB is used";
+}
+
+[[noreturn]] void write_failed(const fs::path& path, const std::string& what, int err) {
+  throw Error(path.string() + ": cannot write the tuning DB (" + what + ": " + errno_text(err) +
+              "); the DB on disk is unchanged. Check that the directory is writable and "
+              "the disk has space");
+}
+
+// Temporary file + fsync + rename: a reader or a crash sees the old file or the new one.
+void write_atomically(const fs::path& path, const std::string& text) {
+  const fs::path tmp = with_suffix(path, ".tmp." + std::to_string(::getpid()));
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (fd < 0) write_failed(path, "creating " + tmp.string(), errno);
+  auto fail = [&](const std::string& what, int err) {
+    if (fd >= 0) ::close(fd);
+    ::unlink(tmp.c_str());  // ours: created above
+    write_failed(path, what, err);
+  };
+  std::size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) fail("writing " + tmp.string(), n < 0 ? errno : ENOSPC);
+    done += static_cast<std::size_t>(n);
+  }
+  if (::fsync(fd) != 0) fail("syncing " + tmp.string(), errno);
+  int rc = ::close(fd);
+  fd = -1;
+  if (rc != 0) fail("closing " + tmp.string(), errno);
+  if (::rename(tmp.c_str(), path.c_str()) != 0) fail("renaming " + tmp.string(), errno);
+  // Makes the rename itself durable; best effort, some file systems refuse.
+  fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd >= 0) {
+    ::fsync(dir_fd);
+    ::close(dir_fd);
+  }
+}
+
+}  // namespace
+
+std::string key_id(const std::map<std::string, int64_t>& key) {
+  std::string id;
+  for (const auto& [name, value] : key) {
+    if (!id.empty()) id += ',';
+    id += name + "=" + std::to_string(value);
+  }
+  return id;
+}
+
+Db::Db(std::filesystem::path path, std::string kernel)
+    : path_(std::move(path)), kernel_(std::move(kernel)), doc_(empty_doc(kernel_)) {
+  reload();
+}
+
+// Readers go on without a lock when none can be had (a DB shipped in a read-only
+// directory): writers replace the file by rename, so a reader never sees half of one.
+void Db::reload() {
+  std::error_code ec;
+  if (!fs::exists(path_, ec)) {
+    doc_ = empty_doc(kernel_);
+    stamp_ = {};
+    return;
+  }
+  LockFile lock(with_suffix(path_, ".lock"));
+  lock.acquire(LOCK_SH);
+  Snapshot s = read_snapshot(path_, kernel_);
+  if (!s.corrupt.empty()) {
+    // Moving a file aside needs the exclusive lock, and a look at what is there now:
+    // a writer may have replaced the bad file while this reader waited.
+    lock.acquire(LOCK_EX);
+    s = read_snapshot(path_, kernel_);
+    if (!s.corrupt.empty()) warning_ = set_aside(path_, s.corrupt);
+  }
+  if (!s.skipped.empty()) warning_ = s.skipped;
+  doc_ = s.exists && s.corrupt.empty() ? std::move(s.doc) : empty_doc(kernel_);
+  stamp_ = s.exists && s.corrupt.empty() ? s.stamp : Stamp{};
+}
+
+std::optional<Measurement> Db::find(const Fingerprint& fp, const std::string& key,
+                                    const std::string& config_id) const {
+  const json* node = &doc_;
+  for (const std::string& step : {std::string("fingerprints"), fp.digest(),
+                                  std::string("keys"), key, config_id,
+                                  std::string("measurement")}) {
+    if (!node->is_object()) return std::nullopt;
+    auto it = node->find(step);
+    if (it == node->end()) return std::nullopt;
+    node = &*it;
+  }
+  try {
+    return Measurement::from_json(*node);
+  } catch (const Error&) {
+    return std::nullopt;  // not reachable through a normalized doc; never trusted anyway
+  }
+}
+
+void Db::record(const Fingerprint& fp, const std::string& key, const std::string& config_id,
+                const json& values, const Measurement& m) {
+  // Refuse what a later read would drop, before touching the disk.
+  json entry;
+  json fp_json;
+  try {
+    check_values(values);
+    fp_json = Fingerprint::from_json(fp.to_json()).to_json();
+    entry = {{"values", values}, {"measurement", Measurement::from_json(m.to_json()).to_json()}};
+  } catch (const Error& e) {
+    throw Error(path_.string() + ": cannot record config " + config_id + " on key " +
+                shown_name(key) + ": " + e.what() + "; the DB on disk is unchanged");
+  }
+
+  if (path_.has_parent_path()) {
+    std::error_code ec;
+    fs::create_directories(path_.parent_path(), ec);
+    if (ec)
+      throw Error(path_.string() + ": cannot create its directory (" + ec.message() +
+                  "); the DB on disk is unchanged");
+  }
+  const fs::path lock_path = with_suffix(path_, ".lock");
+  LockFile lock(lock_path);
+  if (!lock.opened())
+    write_failed(path_, "creating the lock file " + lock_path.string(), lock.open_error());
+  if (!lock.acquire(LOCK_EX)) write_failed(path_, "locking " + lock_path.string(), errno);
+
+  // Another tuner may have written since this one last looked: merge into its file.
+  json merged;
+  if (stamp_ != Stamp{} && stamp_of(path_) == stamp_) {
+    merged = doc_;
+  } else {
+    Snapshot s = read_snapshot(path_, kernel_);
+    if (!s.corrupt.empty()) warning_ = set_aside(path_, s.corrupt);
+    if (!s.skipped.empty()) warning_ = s.skipped;
+    merged = s.exists && s.corrupt.empty() ? std::move(s.doc) : empty_doc(kernel_);
+  }
+  json& slot = merged["fingerprints"][fp.digest()];
+  slot["fingerprint"] = std::move(fp_json);
+  slot["keys"][key][config_id] = std::move(entry);
+
+  // Invalid UTF-8 in a message (compiler output) is replaced, not a reason to fail.
+  std::string text = merged.dump(1, ' ', false, json::error_handler_t::replace) + "\n";
+  write_atomically(path_, text);
+  stamp_ = stamp_of(path_);
+  doc_ = std::move(merged);
+}
+
+}  // namespace ktune

@@ -1,0 +1,282 @@
+#include "ktune/fingerprint.hpp"
+
+#include <cctype>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <optional>
+#include <set>
+#include <string_view>
+#include <unordered_set>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ktune/error.hpp"
+#include "ktune/manifest.hpp"
+
+namespace ktune {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+// 64-bit FNV-1a. Every field goes in with its length first, so "ab"+"c" and "a"+"bc"
+// hash differently and the canonical form needs no escaping.
+class Fnv1a {
+ public:
+  void bytes(const void* data, std::size_t n) {
+    const auto* p = static_cast<const unsigned char*>(data);
+    for (std::size_t i = 0; i < n; ++i) {
+      state_ ^= p[i];
+      state_ *= 0x100000001b3ull;
+    }
+  }
+  void number(uint64_t v) {
+    unsigned char le[8];
+    for (int i = 0; i < 8; ++i) le[i] = static_cast<unsigned char>(v >> (8 * i));
+    bytes(le, sizeof le);
+  }
+  void field(std::string_view text) {
+    number(text.size());
+    bytes(text.data(), text.size());
+  }
+  std::string hex() const {
+    char out[17];
+    std::snprintf(out, sizeof out, "%016llx", static_cast<unsigned long long>(state_));
+    return out;
+  }
+
+ private:
+  uint64_t state_ = 0xcbf29ce484222325ull;
+};
+
+std::string shown(const json& j) {
+  if (j.is_structured()) return j.is_array() ? "a list" : "an object";
+  std::string text = j.dump();
+  return text.size() > 60 ? text.substr(0, 57) + "..." : text;
+}
+
+const json& required(const json& obj, const char* key, const char* where) {
+  auto it = obj.find(key);
+  if (it == obj.end()) throw Error(std::string(where) + ": \"" + key + "\" is missing");
+  return *it;
+}
+
+std::string text_field(const json& obj, const char* key, const char* where) {
+  const json& v = required(obj, key, where);
+  if (!v.is_string())
+    throw Error(std::string(where) + ": \"" + key + "\" must be a string, got " + shown(v));
+  return v.get<std::string>();
+}
+
+// json's get<int>() would cast an out-of-range or fractional number silently.
+uint64_t count_field(const json& obj, const char* key, const char* where, uint64_t max) {
+  const json& v = required(obj, key, where);
+  bool fits = v.is_number_unsigned() ||
+              (v.is_number_integer() && v.get<int64_t>() >= 0);
+  if (!fits || v.get<uint64_t>() > max)
+    throw Error(std::string(where) + ": \"" + key + "\" must be an integer from 0 to " +
+                std::to_string(max) + ", got " + shown(v));
+  return v.get<uint64_t>();
+}
+
+int int_field(const json& obj, const char* key, const char* where) {
+  return static_cast<int>(count_field(obj, key, where, std::numeric_limits<int>::max()));
+}
+
+// The whole file, or nullopt when there is no regular file at `path`.
+std::optional<std::string> read_bytes(const fs::path& path) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) return std::nullopt;
+  std::ifstream in(path, std::ios::binary);
+  std::string data;
+  if (in) {
+    auto size = fs::file_size(path, ec);
+    if (!ec) data.reserve(size);
+    data.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  if (!in && !in.eof())
+    throw Error(path.string() + ": cannot read it to hash the kernel; check its permissions");
+  return data;
+}
+
+// Make-style depfile: "target...: dep dep \<newline> dep". Backslash escapes a space or
+// '#', "$$" is '$'. Targets (everything before the first ": " of a rule) are not
+// dependencies; "-MP" style empty rules ("header.h:") add nothing.
+void add_depfile_inputs(std::string_view text, std::set<std::string>& deps) {
+  std::string token;
+  bool in_targets = true;
+  auto end_token = [&] {
+    if (!token.empty() && !in_targets) deps.insert(token);
+    token.clear();
+  };
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    char next = i + 1 < text.size() ? text[i + 1] : '\0';
+    if (c == '\\' && next == '\n') {
+      end_token();
+      ++i;
+    } else if (c == '\\' && next == '\r' && i + 2 < text.size() && text[i + 2] == '\n') {
+      end_token();
+      i += 2;
+    } else if (c == '\\' && (next == ' ' || next == '#')) {
+      token += next;
+      ++i;
+    } else if (c == '$' && next == '$') {
+      token += '$';
+      ++i;
+    } else if (c == '\n') {
+      end_token();
+      in_targets = true;
+    } else if (c == ' ' || c == '\t' || c == '\r') {
+      end_token();
+    } else if (c == ':' && in_targets && (next == '\0' || std::isspace(uint8_t(next)))) {
+      token.clear();
+      in_targets = false;
+    } else {
+      token += c;
+    }
+  }
+  end_token();
+}
+
+// The depfiles of all configs usually list the same headers and differ only in the
+// target; parse each distinct list once.
+std::string_view after_first_rule_colon(std::string_view text) {
+  for (std::size_t i = 0; i < text.size(); ++i)
+    if (text[i] == ':' && (i + 1 == text.size() || std::isspace(uint8_t(text[i + 1]))))
+      return text.substr(i + 1);
+  return text;
+}
+
+}  // namespace
+
+json GpuIdentity::to_json() const {
+  return {{"name", name},
+          {"cc_major", cc_major},
+          {"cc_minor", cc_minor},
+          {"sm_count", sm_count},
+          {"driver_version", driver_version},
+          {"l2_bytes", l2_bytes}};
+}
+
+GpuIdentity GpuIdentity::from_json(const json& j) {
+  const char* where = "gpu";
+  if (!j.is_object()) throw Error("gpu: must be an object, got " + shown(j));
+  GpuIdentity g;
+  g.name = text_field(j, "name", where);
+  g.cc_major = int_field(j, "cc_major", where);
+  g.cc_minor = int_field(j, "cc_minor", where);
+  g.sm_count = int_field(j, "sm_count", where);
+  g.driver_version = int_field(j, "driver_version", where);
+  g.l2_bytes = count_field(j, "l2_bytes", where, std::numeric_limits<uint64_t>::max());
+  return g;
+}
+
+std::string GpuIdentity::model_slug() const {
+  std::string slug;
+  for (char c : name) {
+    auto u = static_cast<unsigned char>(c);
+    if (u < 128 && std::isalnum(u)) slug += c;
+    else if (!slug.empty() && slug.back() != '_') slug += '_';
+  }
+  while (!slug.empty() && slug.back() == '_') slug.pop_back();
+  // A name of symbols only still needs a file name.
+  return slug.empty() ? "unknown_gpu" : slug;
+}
+
+std::string Fingerprint::digest() const {
+  Fnv1a h;
+  h.field("ktune.fingerprint.v1");
+  h.field(kernel_hash);
+  h.field(nvcc_version);
+  h.field(gpu.name);
+  h.number(static_cast<uint64_t>(gpu.cc_major));
+  h.number(static_cast<uint64_t>(gpu.cc_minor));
+  h.number(static_cast<uint64_t>(gpu.sm_count));
+  h.number(static_cast<uint64_t>(gpu.driver_version));
+  return h.hex();
+}
+
+json Fingerprint::to_json() const {
+  return {{"kernel_hash", kernel_hash}, {"nvcc_version", nvcc_version}, {"gpu", gpu.to_json()}};
+}
+
+Fingerprint Fingerprint::from_json(const json& j) {
+  const char* where = "fingerprint";
+  if (!j.is_object()) throw Error("fingerprint: must be an object, got " + shown(j));
+  Fingerprint fp;
+  fp.kernel_hash = text_field(j, "kernel_hash", where);
+  fp.nvcc_version = text_field(j, "nvcc_version", where);
+  fp.gpu = GpuIdentity::from_json(required(j, "gpu", where));
+  return fp;
+}
+
+// Before the first build there are no depfiles: the hash then covers the source and the
+// settings only, and changes once the cubins are built and list their headers. The tune
+// step runs after the cubins, so it always sees the full hash.
+std::string kernel_hash(const std::string& manifest_path) {
+  const fs::path manifest_file(manifest_path);
+  Manifest m;
+  try {
+    m = Manifest::from_json(read_json_file(manifest_file), manifest_path);
+  } catch (const json::exception& e) {  // what read_json_file lets through, e.g. 1e999
+    throw Error(manifest_path + ": not a readable manifest (" + e.what() +
+                "); reconfigure the build to regenerate it");
+  }
+  const fs::path dir = manifest_file.parent_path();
+  // nvcc writes absolute paths for an absolute source; anything else is taken as
+  // relative to the manifest.
+  auto resolve = [&](const std::string& p) {
+    return fs::path(p).is_absolute() ? fs::path(p) : dir / p;
+  };
+
+  Fnv1a h;
+  h.field("ktune.kernel_hash.v1");
+  h.field(m.source);
+  auto source = read_bytes(resolve(m.source));
+  if (!source)
+    throw Error(manifest_path + ": the kernel source " + m.source +
+                " does not exist; fix SOURCE in ktune_add_kernel() or restore the file");
+  h.field(*source);
+
+  h.field(m.compile.nvcc);
+  h.field(m.compile.arch);
+  h.number(m.compile.flags.size());
+  for (const auto& f : m.compile.flags) h.field(f);
+  h.number(m.compile.include_dirs.size());
+  for (const auto& d : m.compile.include_dirs) h.field(d);
+  h.number(m.spec.parameters.size());
+  for (const auto& p : m.spec.parameters) {
+    h.field(p.name);
+    h.number(p.values.size());
+    for (int64_t v : p.values) h.number(static_cast<uint64_t>(v));
+  }
+  h.number(m.spec.constraints.size());
+  for (const auto& c : m.spec.constraints) h.field(c);
+
+  std::set<std::string> headers;  // sorted: the hash does not depend on directory order
+  std::unordered_set<std::string> seen_lists;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir / "deps", ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->path().extension() != ".d") continue;
+    auto text = read_bytes(it->path());
+    if (!text) continue;
+    if (!seen_lists.insert(std::string(after_first_rule_colon(*text))).second) continue;
+    add_depfile_inputs(*text, headers);
+  }
+  h.number(headers.size());
+  for (const auto& header : headers) {
+    h.field(header);
+    // A header gone since the last build: that build is stale and will run again.
+    auto bytes = read_bytes(resolve(header));
+    h.number(bytes ? 1 : 0);
+    if (bytes) h.field(*bytes);
+  }
+  return h.hex();
+}
+
+}  // namespace ktune

@@ -1,0 +1,338 @@
+// The measuring worker: a child process of the tuner that owns the GPU context. For each
+// request it loads one config's cubin, refuses what cannot launch, verifies the output
+// against the harness's expectation and times the kernel. A sticky CUDA error ends the
+// process after its reply (the context is lost); the tuner starts a new worker.
+#include "measure/worker.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <iterator>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "ktune/driver.hpp"
+#include "ktune/fingerprint.hpp"
+#include "ktune/harness.hpp"
+#include "ktune/measurement.hpp"
+#include "ktune/stopping_rule.hpp"
+#include "ktune/worker_process.hpp"
+
+namespace ktune {
+namespace {
+
+using json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+// The harness with device memory behind it.
+class DeviceHarness : public Harness {
+ public:
+  DeviceHarness(const Driver& d, std::map<std::string, int64_t> key)
+      : Harness(std::move(key)), d_(d) {}
+  ~DeviceHarness() override {
+    for (auto& s : slots()) {
+      if (s.device) d_.cuMemFree(s.device);
+      if (s.pristine) d_.cuMemFree(s.pristine);
+    }
+  }
+
+  // Outputs back to their fill, before every launch.
+  void reset_outputs(CUstream stream) const {
+    for (const auto& s : slots())
+      if (s.output)
+        d_.check(d_.cuMemcpyDtoDAsync(s.device, s.pristine, s.bytes, stream), "resetting an output");
+  }
+
+ protected:
+  void upload(Slot& s) override {
+    d_.check(d_.cuMemAlloc(&s.device, s.bytes), "allocating a " + std::to_string(s.bytes) +
+                                                    "-byte harness buffer");
+    d_.check(d_.cuMemcpyHtoD(s.device, s.host.data(), s.bytes), "uploading a harness buffer");
+    if (s.output) {
+      d_.check(d_.cuMemAlloc(&s.pristine, s.bytes), "allocating an output's reset copy");
+      d_.check(d_.cuMemcpyHtoD(s.pristine, s.host.data(), s.bytes), "uploading an output");
+    }
+  }
+
+ private:
+  const Driver& d_;
+};
+
+// A launch error: sticky ones end the worker, others are the config's fault.
+struct LaunchFailure {
+  CUresult code;
+  std::string message;
+};
+
+class Worker {
+ public:
+  Worker(const Driver& d, WorkerChannel& channel) : d_(d), channel_(channel) {}
+
+  int run() {
+    d_.check(d_.cuDeviceGet(&device_, 0), "opening GPU 0");
+    d_.check(d_.cuDevicePrimaryCtxRetain(&context_, device_), "creating a context");
+    d_.check(d_.cuCtxSetCurrent(context_), "making the context current");
+    d_.check(d_.cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING), "creating a stream");
+    d_.check(d_.cuEventCreate(&start_, CU_EVENT_DEFAULT), "creating an event");
+    d_.check(d_.cuEventCreate(&stop_, CU_EVENT_DEFAULT), "creating an event");
+    GpuIdentity gpu = identity();
+    // The L2 is flushed before each timed launch by writing a buffer twice its size.
+    flush_bytes_ = std::max<uint64_t>(2 * gpu.l2_bytes, 8u << 20);
+    d_.check(d_.cuMemAlloc(&flush_, flush_bytes_), "allocating the L2 flush buffer");
+    channel_.reply({{"ready", true}, {"gpu", gpu.to_json()}});
+
+    while (auto request = channel_.next_request()) {
+      json reply;
+      bool sticky = false;
+      try {
+        reply = measure(*request, sticky);
+      } catch (const CudaError& e) {
+        sticky = is_sticky(e.code());
+        Measurement m;
+        m.status = sticky ? Status::Crashed : Status::LaunchFailed;
+        m.message = e.what();
+        reply = m.to_json();
+      } catch (const std::exception& e) {
+        // The harness or the launch template failed: no config can be measured.
+        reply = {{"fatal", e.what()}};
+      }
+      channel_.reply(reply);
+      if (sticky) return 3;  // the context is unusable; the tuner starts a new worker
+    }
+    return 0;
+  }
+
+ private:
+  GpuIdentity identity() {
+    GpuIdentity g = query_gpu(d_, device_);
+    auto attr = [&](CUdevice_attribute a) {
+      int v = 0;
+      d_.cuDeviceGetAttribute(&v, a, device_);
+      return v;
+    };
+    max_shared_optin_ = attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
+    max_grid_ = {static_cast<uint32_t>(attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)),
+                 static_cast<uint32_t>(attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y)),
+                 static_cast<uint32_t>(attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z))};
+    return g;
+  }
+
+  // Builds the harness for a new key (inputs, outputs, expectations): once per key.
+  void prepare_key(const json& key) {
+    std::map<std::string, int64_t> values = key.get<std::map<std::string, int64_t>>();
+    if (harness_ && harness_->key_values() == values) return;
+    harness_.reset();
+    harness_ = std::make_unique<DeviceHarness>(d_, values);
+    ktune_harness(*harness_);
+    if (!harness_->launch_template())
+      throw Error("the harness gave no launch template; call h.launch(...) in ktune_harness");
+    bool any_expectation = false;
+    for (const auto& s : harness_->slots()) any_expectation |= s.output && !s.expected.empty();
+    if (!any_expectation)
+      throw Error("the harness checks no output; call h.expect(output, reference) so that a "
+                  "wrong config cannot win");
+  }
+
+  // Launches once; returns the failure, if any, after synchronising.
+  std::optional<LaunchFailure> launch_once(CUfunction fn, Launch& l, const CUlaunchConfig& cfg,
+                                           bool timed, float* ms) {
+    harness_->reset_outputs(stream_);
+    if (timed) {
+      d_.check(d_.cuMemsetD32Async(flush_, 0, flush_bytes_ / 4, stream_), "flushing the L2");
+      d_.check(d_.cuEventRecord(start_, stream_), "recording an event");
+    }
+    CUresult r = d_.cuLaunchKernelEx(&cfg, fn, l.args.pointers(), nullptr);
+    if (r != CUDA_SUCCESS) return LaunchFailure{r, "launch: " + d_.describe(r)};
+    if (timed) d_.check(d_.cuEventRecord(stop_, stream_), "recording an event");
+    r = d_.cuStreamSynchronize(stream_);
+    if (r != CUDA_SUCCESS) return LaunchFailure{r, "kernel: " + d_.describe(r)};
+    if (timed) d_.check(d_.cuEventElapsedTime(ms, start_, stop_), "reading the event timer");
+    return std::nullopt;
+  }
+
+  json measure(const json& req, bool& sticky) {
+    const auto start = Clock::now();
+    auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
+    prepare_key(req.at("key"));
+
+    Measurement m;
+    auto finish = [&](Status s, std::string message) {
+      m.status = s;
+      m.message = std::move(message);
+      m.seconds = elapsed();
+      return m.to_json();
+    };
+
+    const json& c = req.at("config");
+    Config config(c.at("names").get<std::vector<std::string>>(),
+                  c.at("values").get<std::vector<int64_t>>(), c.at("id").get<std::string>());
+    std::ifstream file(c.at("cubin").get<std::string>(), std::ios::binary);
+    std::vector<char> image((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    if (image.empty()) return finish(Status::LaunchFailed, "cubin missing or empty: " + c.at("cubin").get<std::string>());
+
+    CUmodule module = nullptr;
+    CUresult r = d_.cuModuleLoadData(&module, image.data());
+    if (r != CUDA_SUCCESS) {
+      sticky = is_sticky(r);
+      return finish(sticky ? Status::Crashed : Status::Resource, "loading the cubin: " + d_.describe(r));
+    }
+    struct Unload {
+      const Driver& d;
+      CUmodule m;
+      ~Unload() { d.cuModuleUnload(m); }
+    } unload{d_, module};
+
+    const std::string entry = req.at("entry").get<std::string>();
+    CUfunction fn = nullptr;
+    r = d_.cuModuleGetFunction(&fn, module, entry.c_str());
+    if (r != CUDA_SUCCESS)
+      return finish(Status::LaunchFailed, "no kernel '" + entry + "' in the cubin (declare it extern \"C\"): " + d_.describe(r));
+    auto fattr = [&](CUfunction_attribute a) {
+      int v = 0;
+      d_.cuFuncGetAttribute(&v, a, fn);
+      return v;
+    };
+    m.resources.registers = fattr(CU_FUNC_ATTRIBUTE_NUM_REGS);
+    m.resources.static_shared_bytes = fattr(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES);
+    m.resources.local_bytes = fattr(CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES);
+    m.resources.max_threads_per_block = fattr(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+
+    // The user's launch template: an exception here (a misspelt parameter) is fatal.
+    Launch l = harness_->launch_template()(config);
+
+    // Refuse, without launching, what this GPU cannot run.
+    const uint64_t threads = l.block.count();
+    if (threads == 0 || threads > static_cast<uint64_t>(m.resources.max_threads_per_block))
+      return finish(Status::Resource, "block of " + std::to_string(threads) + " threads; this kernel allows at most " +
+                                          std::to_string(m.resources.max_threads_per_block) + " (" +
+                                          std::to_string(m.resources.registers) + " registers a thread)");
+    if (l.grid.count() == 0 || l.grid.x > max_grid_.x || l.grid.y > max_grid_.y || l.grid.z > max_grid_.z)
+      return finish(Status::Resource, "grid (" + std::to_string(l.grid.x) + ", " + std::to_string(l.grid.y) + ", " +
+                                          std::to_string(l.grid.z) + ") is empty or beyond the GPU's limits");
+    const int shared = m.resources.static_shared_bytes + static_cast<int>(l.shared_bytes);
+    if (shared > max_shared_optin_)
+      return finish(Status::Resource, std::to_string(shared) + " bytes of shared memory a block; this GPU allows " +
+                                          std::to_string(max_shared_optin_));
+    if (l.shared_bytes > 48 * 1024)  // above 48 KiB dynamic shared memory is opt-in
+      d_.check(d_.cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                     static_cast<int>(l.shared_bytes)),
+               "opting in to " + std::to_string(l.shared_bytes) + " bytes of dynamic shared memory");
+
+    CUlaunchConfig cfg{};
+    cfg.gridDimX = l.grid.x, cfg.gridDimY = l.grid.y, cfg.gridDimZ = l.grid.z;
+    cfg.blockDimX = l.block.x, cfg.blockDimY = l.block.y, cfg.blockDimZ = l.block.z;
+    cfg.sharedMemBytes = l.shared_bytes;
+    cfg.hStream = stream_;
+    CUlaunchAttribute cluster{};
+    const int64_t num_ctas = config.get_or("num_ctas", 1);
+    if (num_ctas > 1) {
+      if (l.grid.x % num_ctas != 0)
+        return finish(Status::Resource, "grid.x " + std::to_string(l.grid.x) + " is not a multiple of num_ctas " +
+                                            std::to_string(num_ctas));
+      if (num_ctas > 8)
+        d_.check(d_.cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1),
+                 "allowing a non-portable cluster size");
+      cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+      cluster.value.clusterDim.x = static_cast<unsigned>(num_ctas);
+      cluster.value.clusterDim.y = 1;
+      cluster.value.clusterDim.z = 1;
+      cfg.attrs = &cluster;
+      cfg.numAttrs = 1;
+      int clusters = 0;
+      r = d_.cuOccupancyMaxActiveClusters(&clusters, fn, &cfg);
+      if (r != CUDA_SUCCESS || clusters == 0)
+        return finish(Status::Resource, "a cluster of " + std::to_string(num_ctas) + " blocks cannot be scheduled" +
+                                            (r != CUDA_SUCCESS ? ": " + d_.describe(r) : std::string()));
+    }
+
+    auto failed = [&](const LaunchFailure& f) {
+      sticky = is_sticky(f.code);
+      return finish(sticky ? Status::Crashed : Status::LaunchFailed, f.message);
+    };
+
+    // Verify before any time counts.
+    if (auto f = launch_once(fn, l, cfg, false, nullptr)) return failed(*f);
+    std::size_t bad = 0, checked = 0;
+    std::string where;
+    for (const auto& s : harness_->slots()) {
+      if (!s.output || s.expected.empty()) continue;
+      std::vector<std::byte> got(s.bytes);
+      d_.check(d_.cuMemcpyDtoH(got.data(), s.device, s.bytes), "reading an output back");
+      auto [worst, count] = s.compare(got.data(), s.expected.data(), s.elements, s.tolerance);
+      m.max_error = std::max(m.max_error, worst);
+      bad += count;
+      checked += s.elements;
+    }
+    if (bad > 0)
+      return finish(Status::WrongResult, std::to_string(bad) + " of " + std::to_string(checked) +
+                                             " output elements beyond tolerance; max error " +
+                                             std::to_string(m.max_error));
+
+    const json& rule_json = req.at("rule");
+    StoppingRule rule;
+    rule.min_samples = rule_json.at("min_samples").get<std::size_t>();
+    rule.max_samples = rule_json.at("max_samples").get<std::size_t>();
+    rule.target_rel_ci = rule_json.at("target_rel_ci").get<double>();
+    rule.max_seconds = rule_json.at("max_seconds").get<double>();
+    rule.abandon_factor = rule_json.at("abandon_factor").get<double>();
+    const double best_ms = req.value("best_ms", -1.0);
+
+    for (int i = 0; i < rule_json.value("warmup", 2); ++i)
+      if (auto f = launch_once(fn, l, cfg, false, nullptr)) return failed(*f);
+    const auto timing_start = Clock::now();
+    while (true) {
+      float ms = 0;
+      if (auto f = launch_once(fn, l, cfg, true, &ms)) return failed(*f);
+      m.samples_ms.push_back(ms);
+      double spent = std::chrono::duration<double>(Clock::now() - timing_start).count();
+      if (best_ms > 0 && rule.clearly_slower(m.samples_ms, best_ms)) {
+        m.abandoned = true;
+        break;
+      }
+      if (rule.enough(m.samples_ms, spent)) break;
+    }
+    m.median_ms = summarize(m.samples_ms).median;
+    return finish(Status::Ok, "");
+  }
+
+  const Driver& d_;
+  WorkerChannel& channel_;
+  CUdevice device_ = 0;
+  CUcontext context_ = nullptr;
+  CUstream stream_ = nullptr;
+  CUevent start_ = nullptr, stop_ = nullptr;
+  CUdeviceptr flush_ = 0;
+  uint64_t flush_bytes_ = 0;
+  int max_shared_optin_ = 0;
+  Dim3 max_grid_;
+  std::unique_ptr<DeviceHarness> harness_;
+};
+
+}  // namespace
+
+int run_worker(int reply_fd) {
+  WorkerChannel channel(reply_fd);
+  std::string why;
+  const Driver* d = Driver::get(&why);
+  if (d) {
+    int count = 0;
+    if (d->cuDeviceGetCount(&count) != CUDA_SUCCESS || count == 0) {
+      why = "the CUDA driver sees no GPU";
+      d = nullptr;
+    }
+  }
+  if (!d) {
+    channel.reply({{"ready", false}, {"why", why}});
+    return 0;
+  }
+  try {
+    Worker worker(*d, channel);
+    return worker.run();
+  } catch (const std::exception& e) {
+    channel.reply({{"fatal", e.what()}});
+    return 1;
+  }
+}
+
+}  // namespace ktune

@@ -1,0 +1,62 @@
+// main() of every kernel's tuner program (ktune_<kernel>_tuner): the user's harness is
+// linked in; the same program runs as the tuner and, with --worker, as its measuring
+// worker process.
+#include <unistd.h>
+
+#include <filesystem>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "ktune/error.hpp"
+#include "ktune/parameter.hpp"
+#include "ktune/tuner.hpp"
+#include "ktune/worker_process.hpp"
+#include "measure/worker.hpp"
+
+int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::string_view(argv[i]) == "--worker")
+      return ktune::run_worker(ktune::WorkerChannel::reply_fd_from_args(argc, argv));
+
+  ktune::TuneOptions o;
+  std::vector<std::string> keys;
+  std::optional<std::size_t> budget;
+  std::optional<double> seconds;
+  CLI::App app{"ktune tuner: measure every config of a kernel on this GPU, for each key"};
+  app.add_option("--manifest", o.manifest, "the kernel's manifest.json")->required()->check(CLI::ExistingFile);
+  app.add_option("--db-dir", o.db_dir, "directory of the DB files (one per GPU model)")->required();
+  app.add_option("--key", keys, "a key, e.g. \"M=4096 N=4096 K=4096\"; once per key")->required();
+  app.add_option("--strategy", o.strategy, "search strategy")->capture_default_str();
+  app.add_option("--budget", budget, "most configs to measure per key");
+  app.add_option("--seconds", seconds, "most wall seconds per key");
+  app.add_option("--seed", o.seed, "seed of randomised strategies");
+  app.add_option("--min-samples", o.rule.min_samples)->capture_default_str();
+  app.add_option("--max-samples", o.rule.max_samples)->capture_default_str();
+  app.add_option("--target-rel-ci", o.rule.target_rel_ci, "stop at this relative CI half-width")->capture_default_str();
+  app.add_option("--max-seconds", o.rule.max_seconds, "timing cap per config")->capture_default_str();
+  app.add_option("--abandon-factor", o.rule.abandon_factor, "give up on configs this much slower than the best")->capture_default_str();
+  app.add_flag("--retune", o.retune, "measure again what the DB has for this GPU and kernel");
+  app.add_flag("--require-gpu", o.require_gpu, "fail when no GPU is visible (KTUNE_TUNE=ON)");
+  app.add_option("--summary-out", o.summary_out, "write the JSON summary here");
+  app.add_option("--worker-log", o.worker_log, "file for the workers' output");
+  try {
+    app.parse(argc, argv);
+    for (const auto& k : keys) {
+      std::map<std::string, int64_t> key;
+      for (const auto& [name, value] : ktune::parse_assignments(k)) key[name] = value;
+      if (key.empty()) throw ktune::Error("--key \"" + k + "\" is empty; write e.g. \"N=4096\"");
+      o.keys.push_back(key);
+    }
+    o.budget.evaluations = budget;
+    o.budget.seconds = seconds;
+    o.worker_command = {std::filesystem::read_symlink("/proc/self/exe").string(), "--worker"};
+    if (o.worker_log.empty()) o.worker_log = (std::filesystem::path(o.manifest).parent_path() / "worker.log").string();
+    return ktune::tune(o);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  } catch (const std::exception& e) {
+    std::cerr << "ktune: error: " << e.what() << "\n";
+    return 1;
+  }
+}
