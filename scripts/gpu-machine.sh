@@ -31,3 +31,4 @@ step benchmarks
 build/default/bin/bench_enumerate | tee "$out/bench_enumerate.txt"
 bash benchmarks/configure_time.sh build/default | tee "$out/configure_time.txt"
 bash benchmarks/compile_parallel.sh build/default 16 8 | tee "$out/compile_parallel.txt"
+bash benchmarks/tune_breakdown.sh build/default | tee "$out/tune_breakdown.txt"

@@ -154,14 +154,28 @@ class Worker {
   json measure(const json& req, bool& sticky) {
     const auto start = Clock::now();
     auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
+    // Where the time goes, for the tuner's breakdown: harness setup (a new key), loading
+    // and checking the cubin, verifying, timing.
+    json phases = {{"harness", 0.0}, {"load", 0.0}, {"verify", 0.0}, {"measure", 0.0}};
+    auto phase_start = Clock::now();
+    auto end_phase = [&](const char* name) {
+      auto now = Clock::now();
+      phases[name] = phases[name].get<double>() + std::chrono::duration<double>(now - phase_start).count();
+      phase_start = now;
+    };
     prepare_key(req.at("key"));
+    end_phase("harness");
 
     Measurement m;
+    const char* current = "load";
     auto finish = [&](Status s, std::string message) {
+      end_phase(current);
       m.status = s;
       m.message = std::move(message);
       m.seconds = elapsed();
-      return m.to_json();
+      json reply = m.to_json();
+      reply["phases"] = phases;
+      return reply;
     };
 
     const json& c = req.at("config");
@@ -252,6 +266,8 @@ class Worker {
     };
 
     // Verify before any time counts.
+    end_phase("load");
+    current = "verify";
     if (auto f = launch_once(fn, l, cfg, false, nullptr)) return failed(*f);
     std::size_t bad = 0, checked = 0;
     std::string where;
@@ -269,6 +285,8 @@ class Worker {
                                              " output elements beyond tolerance; max error " +
                                              std::to_string(m.max_error));
 
+    end_phase("verify");
+    current = "measure";
     const json& rule_json = req.at("rule");
     StoppingRule rule;
     rule.min_samples = rule_json.at("min_samples").get<std::size_t>();

@@ -67,10 +67,19 @@ class Workers {
     ++starts_;
     return ready_;
   }
+  // A worker that died between calls would fail the next config for nothing: when a call
+  // finds the worker dead, the config gets one more try on a fresh worker.
   WorkerProcess::Result call(const json& request, std::chrono::milliseconds timeout) {
     ensure();
-    return worker_->call(request, timeout);
+    auto r = worker_->call(request, timeout);
+    if (r.outcome == WorkerProcess::Outcome::Died) {
+      ensure();
+      r = worker_->call(request, timeout);
+    }
+    return r;
   }
+  // After a sticky error the worker exits on its own; wait for it before the next config.
+  void retire() { worker_.reset(); }
   int starts() const { return starts_; }
 
  private:
@@ -87,6 +96,9 @@ struct KeySummary {
   std::string best_id;
   double default_ms = -1;
   std::size_t measured_now = 0, from_db = 0;
+  std::map<std::string, double> phases;  // seconds the workers spent, by phase
+  double samples_ms_total = 0;           // sum of every timed sample: the kernel's own time
+  double seconds = 0;                    // wall time of this key
 };
 
 }  // namespace
@@ -177,6 +189,10 @@ int tune(const TuneOptions& o) {
             throw Error(m.kernel + " [" + ks.key + "]: " + r.reply["fatal"].get<std::string>());
           } else if (r.outcome == WorkerProcess::Outcome::Reply) {
             result = Measurement::from_json(r.reply);
+            if (result.status == Status::Crashed) workers.retire();
+            if (r.reply.contains("phases"))
+              for (const auto& [phase, s] : r.reply["phases"].items()) ks.phases[phase] += s.get<double>();
+            for (double ms : result.samples_ms) ks.samples_ms_total += ms;
           } else if (r.outcome == WorkerProcess::Outcome::TimedOut) {
             result.status = Status::TimedOut;
             result.message = r.detail;
@@ -201,7 +217,8 @@ int tune(const TuneOptions& o) {
       strategy->observe({index, result.status, result.median_ms});
       progress.update(evaluations, ks.best_ms, ks.best_id, std::chrono::duration<double>(Clock::now() - key_start).count());
     }
-    progress.finish(std::chrono::duration<double>(Clock::now() - key_start).count());
+    ks.seconds = std::chrono::duration<double>(Clock::now() - key_start).count();
+    progress.finish(ks.seconds);
     summaries.push_back(ks);
   }
 
@@ -228,7 +245,9 @@ int tune(const TuneOptions& o) {
           << "x  " << statuses.str() << "\n";
     out["keys"].push_back({{"key", ks.key}, {"best_id", ks.best_id}, {"best_ms", ks.best_ms},
                            {"default_ms", ks.default_ms}, {"counts", ks.counts},
-                           {"measured_now", ks.measured_now}, {"from_db", ks.from_db}});
+                           {"measured_now", ks.measured_now}, {"from_db", ks.from_db},
+                           {"seconds", ks.seconds}, {"phases_s", ks.phases},
+                           {"samples_ms_total", ks.samples_ms_total}});
   }
   std::cout << table.str() << "DB: " << db.path().string() << "\n";
   if (!o.summary_out.empty()) {
