@@ -17,6 +17,7 @@ project(tune_breakdown LANGUAGES CXX)
 find_package(ktune CONFIG REQUIRED)
 ktune_add_kernel(sgemm200
   SOURCE       $root/kernels/sgemm/sgemm.cu
+  ENTRY        sgemm
   PARAMS       "TM=32,64,128,256" "TN=32,64,128,256" "TK=8,16,32,64" "OCC=1,2,3,4"
   WHERE        "TM * TN <= 16384" "32 <= TM * TK <= 8192"
   DEFAULT      "TM=64 TN=64 TK=16 OCC=1"

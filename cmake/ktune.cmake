@@ -8,6 +8,7 @@
 #     [FLAGS  <nvcc flag> ...]             extra nvcc flags for this kernel
 #     [INCLUDE_DIRS <dir> ...]             extra include directories for this kernel
 #     [MAX_CONFIGS <n>]                    refuse larger spaces (default KTUNE_MAX_CONFIGS)
+#     [ENTRY <function>]                   the kernel's extern "C" name (default: <name>)
 #     [KEYS "<DIM>=<value> ..." ...]       problem sizes to tune for (with HARNESS)
 #     [HARNESS <file.cpp>])                defines ktune_harness(): inputs, launch, reference
 #
@@ -221,13 +222,13 @@ endfunction()
 
 function(ktune_add_kernel name)
   set(where "ktune_add_kernel(${name})")
-  set(keywords SOURCE DEFAULT MAX_CONFIGS HARNESS)
+  set(keywords SOURCE DEFAULT MAX_CONFIGS HARNESS ENTRY)
   set(list_keywords PARAMS WHERE FLAGS INCLUDE_DIRS KEYS)
   cmake_parse_arguments(PARSE_ARGV 1 arg "" "${keywords}" "${list_keywords}")
   if(arg_UNPARSED_ARGUMENTS)
     list(GET arg_UNPARSED_ARGUMENTS 0 bad)
     message(FATAL_ERROR "${where}: unknown argument '${bad}'; ktune_add_kernel takes "
-                        "SOURCE, PARAMS, WHERE, DEFAULT, FLAGS, INCLUDE_DIRS, MAX_CONFIGS, KEYS and HARNESS")
+                        "SOURCE, PARAMS, WHERE, DEFAULT, FLAGS, INCLUDE_DIRS, MAX_CONFIGS, ENTRY, KEYS and HARNESS")
   endif()
   foreach(kw IN LISTS arg_KEYWORDS_MISSING_VALUES)
     message(FATAL_ERROR "${where}: ${kw} is given without a value; give one or drop ${kw}")
@@ -310,6 +311,9 @@ function(ktune_add_kernel name)
   foreach(k IN LISTS arg_KEYS)
     list(APPEND plan_args "--key=${k}")
   endforeach()
+  if(DEFINED arg_ENTRY)
+    list(APPEND plan_args "--entry=${arg_ENTRY}")
+  endif()
   execute_process(COMMAND "${tool}" plan ${plan_args} RESULT_VARIABLE rc
                   OUTPUT_VARIABLE out ERROR_VARIABLE err OUTPUT_STRIP_TRAILING_WHITESPACE)
   if(NOT rc EQUAL 0)

@@ -16,6 +16,7 @@ struct PlanRequest {
   std::vector<std::string> constraints;  // WHERE texts
   std::string default_text;              // DEFAULT text, "" when not given
   std::vector<std::string> keys;         // KEYS texts
+  std::string entry;                     // ENTRY; "" means the kernel name
   uint64_t max_configs = 10000;
   CompileSettings compile;
 };

@@ -35,6 +35,7 @@ struct Manifest {
 
   std::string kernel;
   std::string source;
+  std::string entry;       // the kernel function's (extern "C") name in the cubins
   CompileSettings compile;
   SpaceSpec spec;          // parameters, constraints, default as declared
   std::string default_id;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "ktune/config_id.hpp"
+#include "ktune/parameter.hpp"
 #include "ktune/text.hpp"
 
 namespace ktune {
@@ -46,6 +47,9 @@ Plan make_plan(const PlanRequest& r) {
   Manifest& m = plan.manifest;
   m.kernel = r.kernel;
   m.source = r.source;
+  m.entry = r.entry.empty() ? r.kernel : r.entry;
+  if (!is_c_identifier(m.entry))
+    throw Error("ENTRY: '" + m.entry + "' is not a C identifier; name the kernel's extern \"C\" function");
   m.compile = r.compile;
   m.spec.name = r.kernel;
   Space space = build_space(r, m.spec.parameters);

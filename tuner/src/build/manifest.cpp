@@ -43,6 +43,7 @@ json Manifest::to_json() const {
   doc["schema_version"] = kSchemaVersion;
   doc["kernel"] = kernel;
   doc["source"] = source;
+  doc["entry"] = entry;
   doc["compile"] = {{"nvcc", compile.nvcc},
                     {"arch", compile.arch},
                     {"flags", compile.flags},
@@ -85,6 +86,7 @@ Manifest Manifest::from_json(const json& doc, const std::string& origin) {
   Manifest m;
   m.kernel = field<std::string>(doc, "kernel", origin, "the manifest");
   m.source = field<std::string>(doc, "source", origin, "the manifest");
+  m.entry = doc.contains("entry") ? field<std::string>(doc, "entry", origin, "the manifest") : m.kernel;
   const json& compile = doc.contains("compile") ? doc["compile"] : json::object();
   m.compile.nvcc = field<std::string>(compile, "nvcc", origin, "compile");
   m.compile.arch = field<std::string>(compile, "arch", origin, "compile");

@@ -56,6 +56,7 @@ void add_plan_command(CLI::App& app) {
   sub->add_option("--where", r.constraints, "a constraint, once each");
   sub->add_option("--default", r.default_text, "\"NAME=VALUE ...\"");
   sub->add_option("--key", r.keys, "a key (KEYS), once each");
+  sub->add_option("--entry", r.entry, "the kernel's extern \"C\" function (default: the kernel name)");
   sub->add_option("--max-configs", r.max_configs, "refuse spaces with more valid configs");
   sub->add_option("--nvcc", r.compile.nvcc, "nvcc used for the cubins (recorded)");
   sub->add_option("--arch", r.compile.arch, "target architecture, e.g. 90 (recorded)");

@@ -172,7 +172,7 @@ int tune(const TuneOptions& o) {
         } else {
           json request = {{"op", "measure"},
                           {"key", key},
-                          {"entry", m.kernel},
+                          {"entry", m.entry},
                           {"config", {{"id", c.id}, {"names", names}, {"values", c.values},
                                       {"cubin", (kernel_dir / c.cubin()).string()}}},
                           {"rule", {{"min_samples", o.rule.min_samples},
