@@ -24,10 +24,10 @@ s = json.load(open(sys.argv[1]))
 assert s["tuned"], s
 for k in s["keys"]:
     c = k["counts"]
-    want = {"ok": 9, "resource": 3, "wrong-result": 1, "crashed": 1, "timed-out": 1}
+    want = {"ok": 12, "resource": 3, "wrong-result": 1, "crashed": 1, "timed-out": 1}
     assert c == want, (k["key"], c, want)
     assert k["best_ms"] > 0 and k["default_ms"] > 0, k
-    assert k["measured_now"] == 15 and k["from_db"] == 0, k
+    assert k["measured_now"] == 18 and k["from_db"] == 0, k
 print("ok: statuses per key", want)
 PY
 db=$(python3 -c "import json,sys; print(json.load(open('$summary'))['db'])")
@@ -43,7 +43,9 @@ for k in s["keys"]:
     assert wrong["measurement"]["max_error"] > 0.4, wrong
     ok = [e for e in entries.values() if e["measurement"]["status"] == "ok"]
     assert all(len(e["measurement"]["samples_ms"]) >= 3 for e in ok)
-print("ok: DB holds every sample; best has BUG=0; wrong result's max error recorded")
+    clusters = [e for e in entries.values() if e["values"]["num_ctas"] == 2]
+    assert len(clusters) == 3 and all(e["measurement"]["status"] == "ok" for e in clusters), clusters
+print("ok: DB holds every sample; best has BUG=0; wrong result's max error recorded; clusters ran")
 PY
 
 cmake --build "$build" >"$work/build2.log" 2>&1 || { cat "$work/build2.log"; fail "second build"; }
@@ -54,14 +56,14 @@ echo "ok: rebuild with nothing changed did no tuning"
   --key "N=1000000" --summary-out "$work/rerun.json" >"$work/rerun.log" 2>&1 || { cat "$work/rerun.log"; fail rerun; }
 python3 -c "
 import json; k = json.load(open('$work/rerun.json'))['keys'][0]
-assert k['measured_now'] == 0 and k['from_db'] == 15, k
-print('ok: a rerun took all 15 results from the DB')"
+assert k['measured_now'] == 0 and k['from_db'] == 18, k
+print('ok: a rerun took all 18 results from the DB')"
 
 echo "// changed" >>"$work/src/axpb.cu"
 cmake --build "$build" >"$work/build3.log" 2>&1 || { cat "$work/build3.log"; fail "third build"; }
 grep -q "ktune: tuning axpb" "$work/build3.log" || { cat "$work/build3.log"; fail "changed source not retuned"; }
 python3 -c "
 import json; s = json.load(open('$summary'))
-assert all(k['measured_now'] == 15 for k in s['keys']), s
+assert all(k['measured_now'] == 18 for k in s['keys']), s
 print('ok: changed kernel source tuned again:', s['fingerprint'])"
 echo PASS

@@ -10,7 +10,10 @@ void ktune_harness(ktune::Harness& h) {
     for (int i = 0; i < n; ++i) ref[i] = 2.0f * in[i] + 1.0f;
   });
   h.launch([=](const ktune::Config& c) {
-    return ktune::Launch{.grid = {ktune::cdiv(n, c["BLOCK"] * c["UNROLL"])},
+    // A cluster launch needs a grid of whole clusters: round up (the kernel checks bounds).
+    const int64_t ctas = c["num_ctas"];
+    return ktune::Launch{.grid = {ktune::cdiv(ktune::cdiv(n, c["BLOCK"] * c["UNROLL"]), ctas) *
+                                  static_cast<uint32_t>(ctas)},
                          .block = {static_cast<uint32_t>(c["BLOCK"])},
                          .args = ktune::args(x, y, n)};
   });

@@ -25,6 +25,7 @@ struct TuneOptions {
   std::string summary_out;   // JSON summary, written last (the build step's output)
   std::vector<std::string> worker_command;  // how to start a worker (this program --worker)
   std::string worker_log;    // the workers' stdout and stderr
+  double timeout_floor_s = 15.0;  // a config's time limit: this + 10 x the DEFAULT's seconds
 };
 
 // Returns the process exit code: 0 when tuning ran (whatever the configs' statuses) or

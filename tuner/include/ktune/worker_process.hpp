@@ -38,6 +38,8 @@ class WorkerProcess {
   Result wait_ready(std::chrono::milliseconds timeout);
 
   bool alive() const { return pid_ > 0; }
+  // True when the child has ended on its own (it is not reaped here: call() reports it).
+  bool exited() const;
   pid_t pid() const { return pid_; }
 
  private:

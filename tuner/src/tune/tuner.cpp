@@ -58,7 +58,7 @@ class Workers {
 
   // Starts a worker if none runs; returns its ready line.
   json ensure() {
-    if (worker_ && worker_->alive()) return ready_;
+    if (worker_ && worker_->alive() && !worker_->exited()) return ready_;
     worker_ = std::make_unique<WorkerProcess>(o_.worker_command, o_.worker_log);
     auto r = worker_->wait_ready(std::chrono::seconds(60));
     if (r.outcome != WorkerProcess::Outcome::Reply)
@@ -67,16 +67,11 @@ class Workers {
     ++starts_;
     return ready_;
   }
-  // A worker that died between calls would fail the next config for nothing: when a call
-  // finds the worker dead, the config gets one more try on a fresh worker.
+  // A worker found dead before the call is replaced first, so that a death between calls
+  // is not blamed on the next config.
   WorkerProcess::Result call(const json& request, std::chrono::milliseconds timeout) {
     ensure();
-    auto r = worker_->call(request, timeout);
-    if (r.outcome == WorkerProcess::Outcome::Died) {
-      ensure();
-      r = worker_->call(request, timeout);
-    }
-    return r;
+    return worker_->call(request, timeout);
   }
   // After a sticky error the worker exits on its own; wait for it before the next config.
   void retire() { worker_.reset(); }
@@ -117,8 +112,12 @@ int tune(const TuneOptions& o) {
     if (o.require_gpu) throw Error(m.kernel + ": KTUNE_TUNE=ON but " + why);
     std::cout << "ktune: " << m.kernel << ": not tuning: " << why
               << " (KTUNE_TUNE=AUTO); the DB keeps what it has\n";
-    if (!o.summary_out.empty())
-      write_file_if_changed(o.summary_out, json{{"kernel", m.kernel}, {"tuned", false}, {"why", why}}.dump(2) + "\n");
+    if (!o.summary_out.empty()) {
+      std::error_code ignored;
+      fs::remove(o.summary_out, ignored);  // a build output: always newer than its inputs
+      write_file_if_changed(o.summary_out,
+                            json{{"kernel", m.kernel}, {"tuned", false}, {"why", why}}.dump(2) + "\n");
+    }
     return 0;
   }
   Fingerprint fp;
@@ -183,15 +182,23 @@ int tune(const TuneOptions& o) {
                                     {"warmup", o.warmup}}},
                           {"best_ms", ks.best_ms}};
           // The DEFAULT config sets the pace: others get a generous multiple of its time.
-          const double limit_s = default_seconds < 0 ? 120.0 : 15.0 + 10.0 * default_seconds;
+          const double limit_s =
+              default_seconds < 0 ? 120.0 : o.timeout_floor_s + 10.0 * default_seconds;
           auto r = workers.call(request, std::chrono::milliseconds(static_cast<int64_t>(limit_s * 1000)));
           if (r.outcome == WorkerProcess::Outcome::Reply && r.reply.contains("fatal")) {
             throw Error(m.kernel + " [" + ks.key + "]: " + r.reply["fatal"].get<std::string>());
           } else if (r.outcome == WorkerProcess::Outcome::Reply) {
-            result = Measurement::from_json(r.reply);
+            try {
+              result = Measurement::from_json(r.reply);
+              if (r.reply.contains("phases"))
+                for (const auto& [phase, s] : r.reply["phases"].items())
+                  if (s.is_number()) ks.phases[phase] += s.get<double>();
+            } catch (const Error& e) {
+              result = Measurement{};
+              result.status = Status::Crashed;
+              result.message = std::string("the worker's reply was malformed: ") + e.what();
+            }
             if (result.status == Status::Crashed) workers.retire();
-            if (r.reply.contains("phases"))
-              for (const auto& [phase, s] : r.reply["phases"].items()) ks.phases[phase] += s.get<double>();
             for (double ms : result.samples_ms) ks.samples_ms_total += ms;
           } else if (r.outcome == WorkerProcess::Outcome::TimedOut) {
             result.status = Status::TimedOut;
@@ -206,7 +213,8 @@ int tune(const TuneOptions& o) {
         }
       }
       if (index == default_index) {
-        default_seconds = result.seconds;
+        // A DEFAULT that hung sets no pace: the others keep the first config's limit.
+        if (result.status != Status::TimedOut) default_seconds = result.seconds;
         if (result.status == Status::Ok) ks.default_ms = result.median_ms;
       }
       ++ks.counts[to_string(result.status)];

@@ -431,4 +431,11 @@ int WorkerChannel::reply_fd_from_args(int argc, char** argv) {
   return -1;
 }
 
+bool WorkerProcess::exited() const {
+  if (pid_ <= 0) return true;
+  siginfo_t info{};
+  if (::waitid(P_PID, pid_, &info, WEXITED | WNOHANG | WNOWAIT) != 0) return true;
+  return info.si_pid != 0;
+}
+
 }  // namespace ktune

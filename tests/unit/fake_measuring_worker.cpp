@@ -1,0 +1,135 @@
+// A stand-in for the measuring worker (`ktune --worker`) for the tuner tests on machines
+// without a GPU. It speaks the real worker's protocol and fakes each config's outcome from
+// its parameters:
+//   MODE  0 ok (times around T * 0.1 ms), 1 wrong-result, 2 crash (SIGSEGV, no reply),
+//         3 hang, 4 resource, 5 sticky error (reply "crashed", then exit 3); absent: 0
+//   T     time scale of MODE 0; absent: 1
+//   FATAL 1: the launch template fails, as with a misspelt parameter ({"fatal": ...})
+// Environment: KTUNE_FAKE_NO_GPU set → the ready line says there is no GPU;
+// KTUNE_FAKE_STARTS=<file> → one line appended to it at every start.
+#include <csignal>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "ktune/config.hpp"
+#include "ktune/error.hpp"
+#include "ktune/fingerprint.hpp"
+#include "ktune/measurement.hpp"
+#include "ktune/stopping_rule.hpp"
+#include "ktune/worker_process.hpp"
+
+namespace ktune {
+namespace {
+
+using json = nlohmann::json;
+
+constexpr double kSeconds = 0.004;  // what each config "took": keeps the tuner's timeouts short
+
+json phases() { return {{"harness", 0.0}, {"load", 0.001}, {"verify", 0.001}, {"measure", 0.002}}; }
+
+json finish(Measurement m) {
+  m.seconds = kSeconds;
+  json reply = m.to_json();
+  reply["phases"] = phases();
+  return reply;
+}
+
+[[noreturn]] void crash() {
+  rlimit no_core{0, 0};
+  ::setrlimit(RLIMIT_CORE, &no_core);  // a test crash should leave no core file
+  std::signal(SIGSEGV, SIG_DFL);       // past any sanitizer's handler: a real death
+  std::raise(SIGSEGV);
+  std::abort();  // not reached
+}
+
+[[noreturn]] void hang() {
+  for (;;) ::pause();
+}
+
+// The reply to one measure request, or no return at all (crash, hang, sticky exit).
+json measure(WorkerChannel& channel, const json& request) {
+  const json& c = request.at("config");
+  const Config config(c.at("names").get<std::vector<std::string>>(),
+                      c.at("values").get<std::vector<int64_t>>(), c.value("id", ""));
+  // The real worker's launch template throws on an unknown name; that is fatal.
+  if (config.get_or("FATAL", 0) == 1) {
+    try {
+      (void)config["TX"];
+    } catch (const Error& e) {
+      return {{"fatal", e.what()}};
+    }
+  }
+
+  Measurement m;
+  switch (config.get_or("MODE", 0)) {
+    case 0: {
+      const double base = 0.1 * static_cast<double>(config.get_or("T", 1));
+      // A small deterministic jitter, within ±0.2 %: a realistic sample set, same every run.
+      for (int i = 0; i < 10; ++i) m.samples_ms.push_back(base * (1.0 + 0.001 * (i % 5 - 2)));
+      m.median_ms = summarize(m.samples_ms).median;
+      return finish(m);
+    }
+    case 1:
+      m.status = Status::WrongResult;
+      m.max_error = 0.5;
+      m.message = "fake: 7 of 1000 output elements beyond tolerance; max error 0.5";
+      return finish(m);
+    case 2:
+      crash();
+    case 3:
+      hang();
+    case 4:
+      m.status = Status::Resource;
+      m.message = "fake: 99999 bytes of shared memory a block; this GPU allows 232448";
+      return finish(m);
+    case 5:
+      // Like an illegal address: the context is lost, so reply, then end the process.
+      m.status = Status::Crashed;
+      m.message = "fake: kernel: CUDA_ERROR_ILLEGAL_ADDRESS";
+      channel.reply(finish(m));
+      std::exit(3);
+    default:
+      return {{"fatal", "fake: unknown MODE " + std::to_string(config.get_or("MODE", 0))}};
+  }
+}
+
+int run(int reply_fd) {
+  if (const char* starts = std::getenv("KTUNE_FAKE_STARTS"))
+    std::ofstream(starts, std::ios::app) << ::getpid() << "\n";
+  WorkerChannel channel(reply_fd);
+  if (std::getenv("KTUNE_FAKE_NO_GPU")) {
+    channel.reply({{"ready", false}, {"why", "fake: no GPU"}});
+    return 0;
+  }
+  GpuIdentity gpu{.name = "Fake GPU", .cc_major = 9, .cc_minor = 0, .sm_count = 132,
+                  .driver_version = 13000, .l2_bytes = 50331648};
+  channel.reply({{"ready", true}, {"gpu", gpu.to_json()}});
+  while (auto request = channel.next_request()) {
+    if (request->value("op", "") != "measure") {
+      channel.reply({{"fatal", "fake: unknown op " + request->value("op", "")}});
+      continue;
+    }
+    channel.reply(measure(channel, *request));
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace ktune
+
+int main(int argc, char** argv) {
+  try {
+    return ktune::run(ktune::WorkerChannel::reply_fd_from_args(argc, argv));
+  } catch (const std::exception& e) {
+    std::cerr << "fake_measuring_worker: " << e.what() << "\n";
+    return 2;
+  }
+}

@@ -1,0 +1,111 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "ktune/harness.hpp"
+
+namespace {
+
+// A harness without a GPU: buffers get made-up device addresses.
+class HostHarness : public ktune::Harness {
+ public:
+  using Harness::Harness;
+
+ protected:
+  void upload(Slot& s) override { s.device = 0x1000 * (slots().size()); }
+};
+
+std::string error_of(auto&& f) {
+  try {
+    f();
+  } catch (const ktune::Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST(Config, UnknownNameFailsLoudly) {
+  ktune::Config c({"TM", "TN"}, {64, 32}, "id");
+  EXPECT_EQ(c["TN"], 32);
+  EXPECT_EQ(c.get_or("num_ctas", 1), 1);
+  std::string m = error_of([&] { (void)c["TX"]; });
+  EXPECT_NE(m.find("no parameter 'TX' (its parameters: TM, TN)"), std::string::npos) << m;
+}
+
+TEST(Launch, ArgumentsKeepTheirValuesAndAlignment) {
+  char c = 'x';
+  double d = 2.5;
+  int i = -7;
+  CUdeviceptr p = 0xdeadbeef00ULL;
+  ktune::KernelArgs a = ktune::args(c, d, i, p);
+  ASSERT_EQ(a.count(), 4u);
+  void** ptr = a.pointers();
+  EXPECT_EQ(*static_cast<char*>(ptr[0]), 'x');
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(ptr[1]) % alignof(double), 0u);
+  EXPECT_EQ(*static_cast<double*>(ptr[1]), 2.5);
+  EXPECT_EQ(*static_cast<int*>(ptr[2]), -7);
+  EXPECT_EQ(*static_cast<CUdeviceptr*>(ptr[3]), p);
+  ktune::KernelArgs copy = a;  // pointers must point into the copy's own storage
+  EXPECT_EQ(*static_cast<double*>(copy.pointers()[1]), 2.5);
+  EXPECT_NE(copy.pointers()[1], a.pointers()[1]);
+  EXPECT_EQ(ktune::cdiv(1000, 128), 8u);
+  EXPECT_EQ(ktune::cdiv(1024, 128), 8u);
+}
+
+TEST(Harness, BuffersPassTheirDevicePointer) {
+  HostHarness h({{"N", 4}});
+  auto x = h.input<float>(4, ktune::fill::constant(1));
+  ktune::KernelArgs a = ktune::args(x, 4);
+  EXPECT_EQ(*static_cast<CUdeviceptr*>(a.pointers()[0]), x.ptr);
+}
+
+TEST(Harness, RandomFillsAreDeterministicAndInRange) {
+  HostHarness h1(std::map<std::string, int64_t>{}), h2(std::map<std::string, int64_t>{});
+  auto a = h1.input<float>(1000, ktune::fill::random(7, -2, 3));
+  auto b = h2.input<float>(1000, ktune::fill::random(7, -2, 3));
+  auto c = h2.input<float>(1000, ktune::fill::random(8, -2, 3));
+  auto va = h1.host(a), vb = h2.host(b), vc = h2.host(c);
+  EXPECT_TRUE(std::equal(va.begin(), va.end(), vb.begin()));
+  EXPECT_FALSE(std::equal(va.begin(), va.end(), vc.begin()));
+  for (float v : va) EXPECT_TRUE(v >= -2 && v < 3) << v;
+  auto ints = h1.input<int32_t>(1000, ktune::fill::random(1, 0, 10));
+  for (int32_t v : h1.host(ints)) EXPECT_TRUE(v >= 0 && v <= 9) << v;
+}
+
+TEST(Harness, DataFillsAndTheirErrors) {
+  HostHarness h({{"N", 3}});
+  auto d = h.input<int32_t>(3, ktune::fill::data(std::vector<int32_t>{4, 5, 6}));
+  EXPECT_EQ(h.host(d)[2], 6);
+  EXPECT_NE(error_of([&] { h.input<int32_t>(4, ktune::fill::data(std::vector<int32_t>{1})); })
+                .find("one value per element"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { h.input<float>(0, ktune::fill::constant(0)); }).find("0 elements"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { (void)h.key("M"); }).find("the key has only N"), std::string::npos);
+  EXPECT_NE(error_of([&] { h.expect(d, [](std::span<int32_t>) {}); }).find("is an input"),
+            std::string::npos);
+}
+
+TEST(Harness, ExpectationsStartFromTheFillAndCompareWithTolerance) {
+  HostHarness h(std::map<std::string, int64_t>{});
+  auto out = h.output<float>(3, ktune::fill::constant(1), {0.01, 0.1});
+  h.expect(out, [](std::span<float> ref) {
+    for (float& v : ref) v += 9;  // accumulate onto the fill: 10
+  });
+  const auto& slot = h.slots()[0];
+  const float* ref = reinterpret_cast<const float*>(slot.expected.data());
+  EXPECT_EQ(ref[0], 10.0f);
+  auto check = [&](std::vector<float> got) {
+    return slot.compare(reinterpret_cast<const std::byte*>(got.data()), slot.expected.data(), 3,
+                        slot.tolerance);
+  };
+  EXPECT_EQ(check({10, 10.5f, 11}).second, 0u);   // within 0.01 + 0.1 * 10
+  auto [worst, bad] = check({10, 11.2f, 10});
+  EXPECT_EQ(bad, 1u);
+  EXPECT_NEAR(worst, 1.2, 1e-5);
+  auto [nan_worst, nan_bad] = check({10, NAN, 10});
+  EXPECT_EQ(nan_bad, 1u);  // NaN never passes
+  EXPECT_TRUE(std::isinf(nan_worst));
+}

@@ -1,0 +1,345 @@
+// The tune step's bookkeeping, end to end: the real ktune::tune() against a fake worker
+// (fake_measuring_worker.cpp) whose configs succeed, fail, crash or hang on request, on a
+// kernel directory built here (manifest, compile records, cubins) so no GPU or nvcc is needed.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "ktune/build_plan.hpp"
+#include "ktune/compile_record.hpp"
+#include "ktune/config_id.hpp"
+#include "ktune/error.hpp"
+#include "ktune/manifest.hpp"
+#include "ktune/tuner.hpp"
+
+#ifndef KTUNE_FAKE_MEASURING_WORKER
+#error "KTUNE_FAKE_MEASURING_WORKER must name the fake_measuring_worker executable"
+#endif
+
+namespace ktune {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// The space of the fake kernel: MODE picks the outcome (see fake_measuring_worker.cpp), T
+// scales MODE 0's time. Faulty modes only at T=1, so 3 + 5 = 8 configs.
+const std::vector<std::string> kParams = {"MODE=0..5", "T=1..3"};
+const std::vector<std::string> kWhere = {"MODE == 0 or T == 1"};
+const char* const kDefault = "MODE=0 T=2";
+constexpr std::size_t kConfigs = 8;
+const std::vector<std::string> kKeys = {"N=1000", "N=2000"};
+
+class TempDir {
+ public:
+  TempDir() {
+    static std::atomic<int> counter{0};
+    path_ = fs::temp_directory_path() /
+            ("ktune_tuner_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+    fs::remove_all(path_);
+    fs::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+json read_json(const fs::path& path) { return read_json_file(path); }
+
+std::size_t count_lines(const fs::path& path) {
+  std::ifstream in(path);
+  std::size_t n = 0;
+  for (std::string line; std::getline(in, line);) n += !line.empty();
+  return n;
+}
+
+std::string id_of(const Manifest& m, const std::vector<int64_t>& values) {
+  std::vector<std::string> names;
+  for (const auto& p : m.spec.parameters) names.push_back(p.name);
+  return config_id(names, values);
+}
+
+// A built kernel: what `ktune plan` and `ktune compile` would have left in `dir`. Configs
+// whose values are in `failed` get a "compile-failed" record and an empty cubin.
+Manifest make_kernel(const fs::path& dir, const std::vector<std::string>& params,
+                     const std::vector<std::string>& where, const std::string& default_text,
+                     const std::set<std::vector<int64_t>>& failed = {}) {
+  fs::create_directories(dir / "records");
+  fs::create_directories(dir / "cubins");
+  std::ofstream(dir / "fake.cu") << "extern \"C\" __global__ void fake() {}\n";
+  PlanRequest r;
+  r.kernel = "fake";
+  r.source = (dir / "fake.cu").string();
+  r.params = params;
+  r.constraints = where;
+  r.default_text = default_text;
+  r.compile = {"/nonexistent/nvcc", "90", {"-O3"}, {}};  // never run: "unknown" version
+  Manifest m = make_plan(r).manifest;
+  write_file_if_changed(dir / "manifest.json", m.to_json().dump(2) + "\n");
+  for (const auto& c : m.configs) {
+    const bool ok = !failed.count(c.values);
+    CompileRecord rec;
+    rec.status = ok ? "ok" : "compile-failed";
+    rec.exit_code = ok ? 0 : 1;
+    rec.log = (dir / c.log()).string();
+    rec.cubin = ok ? (dir / c.cubin()).string() : "";
+    write_file_if_changed(dir / c.record(), rec.to_json().dump(2) + "\n");
+    std::ofstream(dir / c.cubin(), std::ios::binary) << (ok ? "fake cubin" : "");
+  }
+  return m;
+}
+
+TuneOptions options_for(const fs::path& dir) {
+  TuneOptions o;
+  o.manifest = (dir / "manifest.json").string();
+  o.db_dir = (dir / "db").string();
+  o.keys = {{{"N", 1000}}, {{"N", 2000}}};
+  o.worker_command = {KTUNE_FAKE_MEASURING_WORKER, "--worker"};
+  o.worker_log = (dir / "worker.log").string();
+  o.timeout_floor_s = 1.0;  // the hang config costs this (+ 10 x 4 ms) per key
+  o.summary_out = (dir / "summary.json").string();
+  o.rule.max_seconds = 0.1;
+  return o;
+}
+
+// Sets (or clears) the fake worker's environment for one test; the worker inherits it.
+class TunerTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    ::unsetenv("KTUNE_FAKE_NO_GPU");
+    use_starts_file("starts");
+  }
+  void TearDown() override {
+    ::unsetenv("KTUNE_FAKE_NO_GPU");
+    ::unsetenv("KTUNE_FAKE_STARTS");
+  }
+  // Worker starts are counted in a new file from here on.
+  fs::path use_starts_file(const std::string& name) {
+    starts_ = dir_.path() / name;
+    ::setenv("KTUNE_FAKE_STARTS", starts_.c_str(), 1);
+    return starts_;
+  }
+  std::size_t starts() const { return count_lines(starts_); }
+
+  // The standard fake kernel, MODE=0 T=3 failing to compile.
+  Manifest make_standard() {
+    return make_kernel(kernel_dir(), kParams, kWhere, kDefault, {{0, 3}});
+  }
+  fs::path kernel_dir() const { return dir_.path() / "kernel"; }
+
+  TempDir dir_;
+  fs::path starts_;
+};
+
+// One status per MODE, for a key's counts.
+const std::map<std::string, int> kExpectedCounts = {
+    {"ok", 2},             // MODE 0 at T=1 and T=2 (T=3 did not compile)
+    {"compile-failed", 1},  // MODE 0 T=3
+    {"wrong-result", 1},   // MODE 1
+    {"crashed", 2},        // MODE 2 (died) and MODE 5 (sticky error, replied)
+    {"timed-out", 1},      // MODE 3
+    {"resource", 1}};      // MODE 4
+
+std::map<std::string, int> counts_of(const json& key_summary) {
+  return key_summary.at("counts").get<std::map<std::string, int>>();
+}
+
+TEST_F(TunerTest, EveryStatusIsCountedAndTheBestIsFaultless) {
+  const Manifest m = make_standard();
+  const TuneOptions o = options_for(kernel_dir());
+  ASSERT_EQ(tune(o), 0);
+  const json summary = read_json(o.summary_out);
+  EXPECT_EQ(summary["tuned"], true);
+  EXPECT_EQ(summary["gpu"]["name"], "Fake GPU");
+  ASSERT_EQ(summary["keys"].size(), kKeys.size());
+  for (std::size_t k = 0; k < kKeys.size(); ++k) {
+    const json& key = summary["keys"][k];
+    SCOPED_TRACE(key.dump());
+    EXPECT_EQ(key["key"], kKeys[k]);
+    EXPECT_EQ(counts_of(key), kExpectedCounts);
+    // The fastest faultless config: MODE=0 at the smallest T.
+    EXPECT_EQ(key["best_id"], id_of(m, {0, 1}));
+    EXPECT_NEAR(key["best_ms"].get<double>(), 0.1, 1e-3);
+    EXPECT_NEAR(key["default_ms"].get<double>(), 0.2, 2e-3);
+    EXPECT_EQ(key["measured_now"], kConfigs - 1);  // all but the one that did not compile
+    EXPECT_EQ(key["from_db"], 0);
+    // Five replies carried phases: MODE 0 (twice), 1, 4 and 5.
+    EXPECT_NEAR(key["phases_s"]["measure"].get<double>(), 5 * 0.002, 1e-9);
+    EXPECT_NEAR(key["samples_ms_total"].get<double>(), 10 * 0.1 + 10 * 0.2, 1e-9);
+  }
+}
+
+TEST_F(TunerTest, EveryMeasurementIsInTheDb) {
+  const Manifest m = make_standard();
+  const TuneOptions o = options_for(kernel_dir());
+  ASSERT_EQ(tune(o), 0);
+  const json summary = read_json(o.summary_out);
+  EXPECT_EQ(summary["db"], (fs::path(o.db_dir) / "Fake_GPU.json").string());
+  const json db = read_json(summary["db"].get<std::string>());
+  const json& keys = db["fingerprints"][summary["fingerprint"].get<std::string>()]["keys"];
+  ASSERT_EQ(keys.size(), kKeys.size());
+  const std::map<int64_t, std::string> by_mode = {{0, "ok"},      {1, "wrong-result"},
+                                                  {2, "crashed"}, {3, "timed-out"},
+                                                  {4, "resource"}, {5, "crashed"}};
+  for (const auto& key : kKeys) {
+    SCOPED_TRACE(key);
+    ASSERT_TRUE(keys.contains(key));
+    // Compile failures are not measurements: the tuner re-reads the compile record instead.
+    EXPECT_EQ(keys[key].size(), kConfigs - 1);
+    for (const auto& c : m.configs) {
+      const std::string id = c.id;
+      if (c.values == std::vector<int64_t>{0, 3}) {
+        EXPECT_FALSE(keys[key].contains(id));
+        continue;
+      }
+      ASSERT_TRUE(keys[key].contains(id)) << id;
+      const json& entry = keys[key][id];
+      EXPECT_EQ(entry["values"], json({{"MODE", c.values[0]}, {"T", c.values[1]}}));
+      const json& measurement = entry["measurement"];
+      EXPECT_EQ(measurement["status"], by_mode.at(c.values[0])) << id;
+      if (c.values[0] == 0) {
+        EXPECT_EQ(measurement["samples_ms"].size(), 10u) << id;
+        EXPECT_NEAR(measurement["median_ms"].get<double>(), 0.1 * c.values[1], 1e-3);
+      } else {
+        EXPECT_TRUE(measurement["samples_ms"].empty()) << id;
+        EXPECT_FALSE(measurement["message"].get<std::string>().empty()) << id;
+      }
+    }
+    EXPECT_EQ(keys[key][id_of(m, {1, 1})]["measurement"]["max_error"], 0.5);
+    EXPECT_NE(keys[key][id_of(m, {2, 1})]["measurement"]["message"].get<std::string>().find(
+                  "SIGSEGV"),
+              std::string::npos);
+    EXPECT_NEAR(keys[key][id_of(m, {3, 1})]["measurement"]["seconds"].get<double>(), 1.04, 1e-6);
+  }
+}
+
+TEST_F(TunerTest, ResumeMeasuresNothingAgain) {
+  make_standard();
+  const TuneOptions o = options_for(kernel_dir());
+  ASSERT_EQ(tune(o), 0);
+  const fs::path db = read_json(o.summary_out)["db"].get<std::string>();
+  const auto db_before = fs::last_write_time(db);
+  use_starts_file("starts_rerun");
+  ASSERT_EQ(tune(o), 0);
+  EXPECT_EQ(starts(), 1u);  // the first ready line only: no config reached a worker
+  EXPECT_EQ(fs::last_write_time(db), db_before);
+  const json summary = read_json(o.summary_out);
+  for (const auto& key : summary["keys"]) {
+    SCOPED_TRACE(key.dump());
+    EXPECT_EQ(key["measured_now"], 0);
+    // The compile failure is not in the DB: it is re-read from its record, not measured.
+    EXPECT_EQ(key["from_db"], kConfigs - 1);
+    EXPECT_EQ(counts_of(key), kExpectedCounts);
+    EXPECT_NEAR(key["default_ms"].get<double>(), 0.2, 2e-3);
+    EXPECT_NEAR(key["best_ms"].get<double>(), 0.1, 1e-3);
+  }
+}
+
+TEST_F(TunerTest, RetuneMeasuresEverythingAgain) {
+  make_standard();
+  TuneOptions o = options_for(kernel_dir());
+  ASSERT_EQ(tune(o), 0);
+  o.retune = true;
+  ASSERT_EQ(tune(o), 0);
+  const json summary = read_json(o.summary_out);
+  for (const auto& key : summary["keys"]) {
+    SCOPED_TRACE(key.dump());
+    EXPECT_EQ(key["measured_now"], kConfigs - 1);
+    EXPECT_EQ(key["from_db"], 0);
+    EXPECT_EQ(counts_of(key), kExpectedCounts);
+  }
+}
+
+// Per key the exhaustive order is the DEFAULT (MODE=0 T=2), then enumeration order:
+// MODE=0 T=1, MODE=0 T=3 (compile-failed, no call), MODE 1, 2, 3, 4, 5. Worker starts:
+//   1  before key 1: tune() starts one for its ready line.
+//   MODE 2 crashes with no reply: the call is Died; MODE 3 finds the worker gone and starts
+//      one (+1).
+//   MODE 3 hangs: the timeout kills the worker, MODE 4 starts one (+1).
+//   MODE 5 replies "crashed" and exits; retire() drops it, the next config starts one (+1).
+// Key 1: 1 + 3 (the last start serves key 2's DEFAULT); key 2: +2 (nothing follows its
+// MODE 5). Total 6: one start per worker lost, none spent on a second try.
+TEST_F(TunerTest, WorkerRestartsAfterEachCrashOrHang) {
+  make_standard();
+  const TuneOptions o = options_for(kernel_dir());
+  ASSERT_EQ(tune(o), 0);
+  EXPECT_EQ(starts(), 6u);
+}
+
+TEST_F(TunerTest, NoGpuIsANoteUnlessRequired) {
+  make_standard();
+  TuneOptions o = options_for(kernel_dir());
+  ::setenv("KTUNE_FAKE_NO_GPU", "1", 1);
+  ASSERT_EQ(tune(o), 0);
+  const json summary = read_json(o.summary_out);
+  EXPECT_EQ(summary["tuned"], false);
+  EXPECT_EQ(summary["why"], "fake: no GPU");
+  EXPECT_FALSE(fs::exists(o.db_dir));
+  EXPECT_EQ(starts(), 1u);
+
+  o.require_gpu = true;
+  try {
+    tune(o);
+    FAIL() << "require_gpu without a GPU must throw";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("fake: no GPU"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(TunerTest, FatalReplyStopsTheTuner) {
+  make_kernel(kernel_dir(), {"MODE=0", "FATAL=0..1"}, {}, "MODE=0 FATAL=0");
+  const TuneOptions o = options_for(kernel_dir());
+  try {
+    tune(o);
+    FAIL() << "a fatal reply must throw";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("config has no parameter"), std::string::npos) << what;
+    EXPECT_NE(what.find("fake [N=1000]"), std::string::npos) << what;
+  }
+  EXPECT_FALSE(fs::exists(o.summary_out));
+}
+
+TEST_F(TunerTest, BudgetLimitsEvaluationsPerKey) {
+  // No compile failure here: the first three configs (DEFAULT, MODE=0 T=1, MODE=0 T=3)
+  // all reach the worker and the DB; none of the faulty ones is reached.
+  const Manifest m = make_kernel(kernel_dir(), kParams, kWhere, kDefault);
+  TuneOptions o = options_for(kernel_dir());
+  o.budget.evaluations = 3;
+  ASSERT_EQ(tune(o), 0);
+  EXPECT_EQ(starts(), 1u);
+  const json summary = read_json(o.summary_out);
+  const json db = read_json(summary["db"].get<std::string>());
+  const json& keys = db["fingerprints"][summary["fingerprint"].get<std::string>()]["keys"];
+  for (const auto& key : kKeys) {
+    SCOPED_TRACE(key);
+    ASSERT_TRUE(keys.contains(key));
+    EXPECT_EQ(keys[key].size(), 3u);
+    for (const std::vector<int64_t>& values : {std::vector<int64_t>{0, 1}, {0, 2}, {0, 3}})
+      EXPECT_TRUE(keys[key].contains(id_of(m, values)));
+  }
+  for (const auto& key : summary["keys"]) {
+    EXPECT_EQ(key["measured_now"], 3);
+    EXPECT_EQ(key["counts"], json({{"ok", 3}}));
+  }
+}
+
+}  // namespace
+}  // namespace ktune
