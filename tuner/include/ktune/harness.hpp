@@ -21,6 +21,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -93,6 +94,7 @@ class Harness {
     bool output = false;
     std::vector<std::byte> host;       // the fill's values
     std::vector<std::byte> expected;   // outputs with an expectation
+    std::vector<std::byte> readback;   // outputs: where a config's result is read back
     Tolerance tolerance;
     CUdeviceptr device = 0;
     CUdeviceptr pristine = 0;          // outputs: the fill, to reset from
@@ -170,17 +172,19 @@ Buffer<T> Harness::add(std::size_t n, const Fill& f, bool output, Tolerance tol)
   s.tolerance = tol;
   s.host.resize(s.bytes);
   fill_values<T>({reinterpret_cast<T*>(s.host.data()), n}, f);
+  // Branch-free so that it vectorises: every config's output is checked, on every key.
   s.compare = [](const std::byte* got, const std::byte* ref, std::size_t count, Tolerance t) {
     double worst = 0;
     std::size_t bad = 0;
     auto g = reinterpret_cast<const T*>(got);
     auto r = reinterpret_cast<const T*>(ref);
     for (std::size_t i = 0; i < count; ++i) {
-      double gv = static_cast<double>(g[i]), rv = static_cast<double>(r[i]);
-      double err = gv > rv ? gv - rv : rv - gv;
-      if (!(err <= t.abs + t.rel * (rv < 0 ? -rv : rv))) ++bad;  // NaN counts as bad
-      if (err > worst || err != err) worst = err != err ? INFINITY : err;
+      const double gv = static_cast<double>(g[i]), rv = static_cast<double>(r[i]);
+      const double err = std::fabs(gv - rv);
+      bad += !(err <= t.abs + t.rel * std::fabs(rv));  // NaN counts as bad
+      worst = std::max(worst, err);                     // NaN leaves it unchanged
     }
+    if (bad > 0 && worst == 0) worst = INFINITY;       // only NaNs were wrong
     return std::make_pair(worst, bad);
   };
   slots_.push_back(std::move(s));
