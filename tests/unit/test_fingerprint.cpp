@@ -16,30 +16,14 @@
 #include "ktune/error.hpp"
 #include "ktune/fingerprint.hpp"
 #include "ktune/manifest.hpp"
+#include "temp_dir.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-class TempDir {
- public:
-  TempDir() {
-    static std::atomic<int> counter{0};
-    path_ = fs::temp_directory_path() /
-            ("ktune_fp_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
+using TempDir = ktune::test_support::TempDir;
 
 void write(const fs::path& path, const std::string& text) {
   fs::create_directories(path.parent_path());

@@ -23,6 +23,7 @@
 #include "ktune/error.hpp"
 #include "ktune/manifest.hpp"
 #include "ktune/tuner.hpp"
+#include "temp_dir.hpp"
 
 #ifndef KTUNE_FAKE_MEASURING_WORKER
 #error "KTUNE_FAKE_MEASURING_WORKER must name the fake_measuring_worker executable"
@@ -42,24 +43,7 @@ const char* const kDefault = "MODE=0 T=2";
 constexpr std::size_t kConfigs = 8;
 const std::vector<std::string> kKeys = {"N=1000", "N=2000"};
 
-class TempDir {
- public:
-  TempDir() {
-    static std::atomic<int> counter{0};
-    path_ = fs::temp_directory_path() /
-            ("ktune_tuner_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
+using TempDir = ktune::test_support::TempDir;
 
 json read_json(const fs::path& path) { return read_json_file(path); }
 
