@@ -142,16 +142,7 @@ function(_ktune_host_tool)
   endif()
   set(dir "${CMAKE_BINARY_DIR}/_ktune/host")
   if(NOT EXISTS "${dir}/CMakeCache.txt")
-    # A unity build parses the JSON and CLI headers once per batch instead of once per
-    # file: on 2 cores the first configure's tool build drops from about 50 s to 20 s.
-    # Batches shrink as cores grow, so many cores still compile in parallel.
-    cmake_host_system_information(RESULT cores QUERY NUMBER_OF_LOGICAL_CORES)
-    math(EXPR batch "16 / ${cores}")
-    if(batch LESS 1)
-      set(batch 1)
-    endif()
     set(args -S "${KTUNE_ROOT}/tuner" -B "${dir}" -DCMAKE_BUILD_TYPE=Release
-             -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=${batch}
              "-DKTUNE_DEPS_DIR=${KTUNE_DEPS_DIR}")
     if(CMAKE_GENERATOR MATCHES "^(Ninja|Unix Makefiles)$")
       list(APPEND args -G "${CMAKE_GENERATOR}")

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "ktune/error.hpp"
+#include "ktune/text.hpp"
 
 namespace ktune {
 
@@ -31,8 +32,6 @@ Stamp stamp_of(const fs::path& path) {
   struct stat st {};
   return ::stat(path.c_str(), &st) == 0 ? stamp_of(st) : Stamp{};
 }
-
-std::string errno_text(int err) { return std::strerror(err); }
 
 // Names from a hostile file can be megabytes long; messages stay one short line.
 std::string shown_name(const std::string& s) {

@@ -15,6 +15,7 @@
 
 #include "ktune/error.hpp"
 #include "ktune/manifest.hpp"
+#include "ktune/text.hpp"
 
 namespace ktune {
 
@@ -53,12 +54,6 @@ class Fnv1a {
   uint64_t state_ = 0xcbf29ce484222325ull;
 };
 
-std::string shown(const json& j) {
-  if (j.is_structured()) return j.is_array() ? "a list" : "an object";
-  std::string text = j.dump();
-  return text.size() > 60 ? text.substr(0, 57) + "..." : text;
-}
-
 const json& required(const json& obj, const char* key, const char* where) {
   auto it = obj.find(key);
   if (it == obj.end()) throw Error(std::string(where) + ": \"" + key + "\" is missing");
@@ -68,7 +63,7 @@ const json& required(const json& obj, const char* key, const char* where) {
 std::string text_field(const json& obj, const char* key, const char* where) {
   const json& v = required(obj, key, where);
   if (!v.is_string())
-    throw Error(std::string(where) + ": \"" + key + "\" must be a string, got " + shown(v));
+    throw Error(std::string(where) + ": \"" + key + "\" must be a string, got " + json_excerpt(v));
   return v.get<std::string>();
 }
 
@@ -79,7 +74,7 @@ uint64_t count_field(const json& obj, const char* key, const char* where, uint64
               (v.is_number_integer() && v.get<int64_t>() >= 0);
   if (!fits || v.get<uint64_t>() > max)
     throw Error(std::string(where) + ": \"" + key + "\" must be an integer from 0 to " +
-                std::to_string(max) + ", got " + shown(v));
+                std::to_string(max) + ", got " + json_excerpt(v));
   return v.get<uint64_t>();
 }
 
@@ -165,7 +160,7 @@ json GpuIdentity::to_json() const {
 
 GpuIdentity GpuIdentity::from_json(const json& j) {
   const char* where = "gpu";
-  if (!j.is_object()) throw Error("gpu: must be an object, got " + shown(j));
+  if (!j.is_object()) throw Error("gpu: must be an object, got " + json_excerpt(j));
   GpuIdentity g;
   g.name = text_field(j, "name", where);
   g.cc_major = int_field(j, "cc_major", where);
@@ -207,7 +202,7 @@ json Fingerprint::to_json() const {
 
 Fingerprint Fingerprint::from_json(const json& j) {
   const char* where = "fingerprint";
-  if (!j.is_object()) throw Error("fingerprint: must be an object, got " + shown(j));
+  if (!j.is_object()) throw Error("fingerprint: must be an object, got " + json_excerpt(j));
   Fingerprint fp;
   fp.kernel_hash = text_field(j, "kernel_hash", where);
   fp.nvcc_version = text_field(j, "nvcc_version", where);

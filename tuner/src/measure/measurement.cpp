@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ktune/error.hpp"
+#include "ktune/text.hpp"
 
 namespace ktune {
 
@@ -25,14 +26,8 @@ constexpr std::array<std::pair<Status, const char*>, 7> kStatusNames = {{
     {Status::WrongResult, "wrong-result"},
 }};
 
-std::string shown(const json& j) {
-  std::string text = j.is_structured() ? std::string(j.is_array() ? "a list" : "an object")
-                                       : j.dump();
-  return text.size() > 60 ? text.substr(0, 57) + "..." : text;
-}
-
 [[noreturn]] void bad(const std::string& field, const std::string& what, const json& value) {
-  throw Error("measurement: \"" + field + "\" " + what + ", got " + shown(value));
+  throw Error("measurement: \"" + field + "\" " + what + ", got " + json_excerpt(value));
 }
 
 // Timings and errors: finite and never negative. JSON cannot hold NaN or infinity, so a
@@ -100,7 +95,7 @@ json Measurement::to_json() const {
 // "status" is required; every other field may be absent (its default), but never of the
 // wrong type or out of range.
 Measurement Measurement::from_json(const json& j) {
-  if (!j.is_object()) throw Error("measurement: must be an object, got " + shown(j));
+  if (!j.is_object()) throw Error("measurement: must be an object, got " + json_excerpt(j));
   Measurement m;
   const json* status = member(j, "status");
   if (!status) throw Error("measurement: \"status\" is missing");

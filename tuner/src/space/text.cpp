@@ -1,6 +1,9 @@
 #include "ktune/text.hpp"
 
 #include <cctype>
+#include <cstring>
+
+#include <nlohmann/json.hpp>
 
 namespace ktune {
 
@@ -16,5 +19,13 @@ bool is_c_identifier(std::string_view name) {
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
   return true;
 }
+
+std::string json_excerpt(const nlohmann::json& value) {
+  if (value.is_structured()) return value.is_array() ? "a list" : "an object";
+  std::string text = value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return text.size() > 60 ? text.substr(0, 57) + "..." : text;
+}
+
+std::string errno_text(int err) { return std::strerror(err); }
 
 }  // namespace ktune

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "ktune/error.hpp"
+#include "ktune/text.hpp"
 
 namespace ktune {
 
@@ -30,8 +31,6 @@ namespace {
 constexpr milliseconds kExitGrace{200};
 // A reply line longer than this is a runaway writer, not a reply.
 constexpr std::size_t kMaxLine = std::size_t{64} << 20;
-
-std::string errno_text(int err) { return std::string(std::strerror(err)); }
 
 // Pipe and log fds must not be 0..2: the child dup2()s onto those, and dup2(fd, fd) would
 // neither move nor un-cloexec it. Only happens when the tuner runs with a std stream closed.
