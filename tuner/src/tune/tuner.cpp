@@ -247,10 +247,20 @@ int tune(const TuneOptions& o) {
       if (c.id == ks.best_id) best = describe_values(m, c);
     std::ostringstream statuses;
     for (const auto& [status, n] : ks.counts) statuses << status << " " << n << "  ";
-    table << std::left << std::setw(28) << ks.key << std::setw(44) << best << std::right << std::setprecision(4)
-          << std::setw(11) << ks.best_ms << std::setw(11) << ks.default_ms << std::setw(8)
-          << std::setprecision(2) << (ks.best_ms > 0 && ks.default_ms > 0 ? ks.default_ms / ks.best_ms : 0.0)
-          << "x  " << statuses.str() << "\n";
+    // "-" where no config (or not the DEFAULT) came out ok.
+    auto ms = [](double v) {
+      std::ostringstream t;
+      if (v > 0) t << std::fixed << std::setprecision(4) << v; else t << "-";
+      return t.str();
+    };
+    std::ostringstream speedup;
+    if (ks.best_ms > 0 && ks.default_ms > 0)
+      speedup << std::fixed << std::setprecision(2) << ks.default_ms / ks.best_ms << "x";
+    else
+      speedup << "-";
+    table << std::left << std::setw(28) << ks.key << std::setw(44) << best << std::right
+          << std::setw(11) << ms(ks.best_ms) << std::setw(11) << ms(ks.default_ms) << std::setw(9)
+          << speedup.str() << "  " << statuses.str() << "\n";
     out["keys"].push_back({{"key", ks.key}, {"best_id", ks.best_id}, {"best_ms", ks.best_ms},
                            {"default_ms", ks.default_ms}, {"counts", ks.counts},
                            {"measured_now", ks.measured_now}, {"from_db", ks.from_db},
