@@ -117,6 +117,10 @@ int run(int reply_fd) {
       channel.reply({{"fatal", "fake: unknown op " + request->value("op", "")}});
       continue;
     }
+    // KTUNE_FAKE_DELAY_MS: each measurement takes this long, so a test can kill the tuner
+    // in the middle of a run.
+    if (const char* delay = std::getenv("KTUNE_FAKE_DELAY_MS"))
+      ::usleep(static_cast<useconds_t>(std::atoi(delay)) * 1000);
     channel.reply(measure(channel, *request));
   }
   return 0;
