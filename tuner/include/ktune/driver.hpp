@@ -39,6 +39,8 @@ struct Driver {
 
   // The process-wide driver, or nullptr with `why` set when there is none.
   static const Driver* get(std::string* why = nullptr);
+  // The same, but also nullptr (and `why`) when the driver sees no GPU.
+  static const Driver* get_with_gpu(std::string* why = nullptr);
 
   // "CUDA_ERROR_ILLEGAL_ADDRESS (an illegal memory access was encountered)".
   std::string describe(CUresult r) const;

@@ -58,4 +58,8 @@ nlohmann::json read_json_file(const std::filesystem::path& path);
 // timestamp so nothing downstream rebuilds.
 bool write_file_if_changed(const std::filesystem::path& path, const std::string& text);
 
+// Replaces `path` with `text` the same way, whether or not it changed: for build outputs,
+// which must end up newer than their inputs.
+void write_file_atomic(const std::filesystem::path& path, const std::string& text);
+
 }  // namespace ktune

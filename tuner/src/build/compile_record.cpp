@@ -164,7 +164,7 @@ int run_compile_job(const CompileJob& job) {
               << " did not compile (exit code " << record.exit_code
               << "); recorded as compile-failed, the build goes on. Log: " << job.log.string() << "\n";
   }
-  write_file_if_changed(job.record, record.to_json().dump(2) + "\n");
+  write_file_atomic(job.record, record.to_json().dump(2) + "\n");
   return 0;
 }
 

@@ -159,6 +159,11 @@ bool write_file_if_changed(const std::filesystem::path& path, const std::string&
       if (old.str() == text) return false;
     }
   }
+  write_file_atomic(path, text);
+  return true;
+}
+
+void write_file_atomic(const std::filesystem::path& path, const std::string& text) {
   if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
   std::filesystem::path tmp = path;
   tmp += ".tmp." + std::to_string(::getpid());
@@ -173,7 +178,6 @@ bool write_file_if_changed(const std::filesystem::path& path, const std::string&
     }
   }
   std::filesystem::rename(tmp, path);
-  return true;
 }
 
 }  // namespace ktune

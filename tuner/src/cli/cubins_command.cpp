@@ -47,12 +47,7 @@ void run(const CubinsOptions& o) {
                             {"compiled", ok},         {"compile_failed", failed},
                             {"not_built", missing},   {"compiler_cpu_s", cpu},
                             {"compiler_wall_s", wall}, {"failures", failures}};
-  if (!o.out.empty()) {
-    // Always rewritten: it is a build output that must end up newer than its inputs.
-    std::error_code ignored;
-    fs::remove(o.out, ignored);
-    write_file_if_changed(o.out, summary.dump(2) + "\n");
-  }
+  if (!o.out.empty()) write_file_atomic(o.out, summary.dump(2) + "\n");
   if (o.json) {
     std::cout << summary.dump(2) << "\n";
     return;

@@ -19,13 +19,10 @@ struct GpuOptions {
 void run(const GpuOptions& o) {
   nlohmann::json doc;
   std::string why;
-  const Driver* d = Driver::get(&why);
-  int count = 0;
-  if (d && (d->cuDeviceGetCount(&count) != CUDA_SUCCESS || count == 0)) {
-    why = "the CUDA driver sees no GPU";
-    d = nullptr;
-  }
+  const Driver* d = Driver::get_with_gpu(&why);
   if (d) {
+    int count = 0;
+    d->cuDeviceGetCount(&count);
     CUdevice device;
     d->check(d->cuDeviceGet(&device, 0), "opening GPU 0");
     doc = {{"gpu", query_gpu(*d, device).to_json()}, {"count", count}};

@@ -58,6 +58,16 @@ const Driver* Driver::get(std::string* why) {
   return driver;
 }
 
+const Driver* Driver::get_with_gpu(std::string* why) {
+  const Driver* d = get(why);
+  int count = 0;
+  if (d && (d->cuDeviceGetCount(&count) != CUDA_SUCCESS || count == 0)) {
+    if (why) *why = "the CUDA driver sees no GPU";
+    return nullptr;
+  }
+  return d;
+}
+
 std::string Driver::describe(CUresult r) const {
   const char* name = nullptr;
   const char* text = nullptr;

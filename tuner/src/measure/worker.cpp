@@ -332,14 +332,7 @@ class Worker {
 int run_worker(int reply_fd) {
   WorkerChannel channel(reply_fd);
   std::string why;
-  const Driver* d = Driver::get(&why);
-  if (d) {
-    int count = 0;
-    if (d->cuDeviceGetCount(&count) != CUDA_SUCCESS || count == 0) {
-      why = "the CUDA driver sees no GPU";
-      d = nullptr;
-    }
-  }
+  const Driver* d = Driver::get_with_gpu(&why);
   if (!d) {
     channel.reply({{"ready", false}, {"why", why}});
     return 0;

@@ -112,12 +112,9 @@ int tune(const TuneOptions& o) {
     if (o.require_gpu) throw Error(m.kernel + ": KTUNE_TUNE=ON but " + why);
     std::cout << "ktune: " << m.kernel << ": not tuning: " << why
               << " (KTUNE_TUNE=AUTO); the DB keeps what it has\n";
-    if (!o.summary_out.empty()) {
-      std::error_code ignored;
-      fs::remove(o.summary_out, ignored);  // a build output: always newer than its inputs
-      write_file_if_changed(o.summary_out,
-                            json{{"kernel", m.kernel}, {"tuned", false}, {"why", why}}.dump(2) + "\n");
-    }
+    if (!o.summary_out.empty())
+      write_file_atomic(o.summary_out,
+                        json{{"kernel", m.kernel}, {"tuned", false}, {"why", why}}.dump(2) + "\n");
     return 0;
   }
   Fingerprint fp;
@@ -268,11 +265,7 @@ int tune(const TuneOptions& o) {
                            {"samples_ms_total", ks.samples_ms_total}});
   }
   std::cout << table.str() << "DB: " << db.path().string() << "\n";
-  if (!o.summary_out.empty()) {
-    std::error_code ignored;
-    fs::remove(o.summary_out, ignored);  // a build output: always newer than its inputs
-    write_file_if_changed(o.summary_out, out.dump(2) + "\n");
-  }
+  if (!o.summary_out.empty()) write_file_atomic(o.summary_out, out.dump(2) + "\n");
   return 0;
 }
 
