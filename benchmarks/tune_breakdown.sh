@@ -2,7 +2,8 @@
 # Where tuning time goes, on a 200-config sgemm space and two keys (run on the GPU machine):
 # compile wall vs (sum of nvcc CPU time / jobs), and tune wall split into harness setup,
 # load, verify, measure and overhead, vs (sum of all timed samples). Goal: total <= 1.3x
-# the sum of the two bounds. Also the chosen config's time and the DEFAULT's.
+# the sum of the two bounds. Also the chosen config's time and the DEFAULT's. The reference
+# is cuBLAS, as in kernels/.
 # usage: tune_breakdown.sh <ktune build dir (bin/ktune, tuner/ libs)>
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,6 +26,9 @@ ktune_add_kernel(sgemm200
   KEYS         "M=1024 N=1024 K=1024" "M=2048 N=384 K=1000"
   HARNESS      $root/kernels/sgemm/sgemm_harness.cpp)
 target_include_directories(ktune_sgemm200_tuner PRIVATE $root/kernels/sgemm)
+find_package(CUDAToolkit REQUIRED)
+target_link_libraries(ktune_sgemm200_tuner PRIVATE CUDA::cublas)
+target_compile_definitions(ktune_sgemm200_tuner PRIVATE KTUNE_SGEMM_CUBLAS=1)
 CMAKE
 now() { echo "$EPOCHREALTIME"; }
 since() { awk -v a="$EPOCHREALTIME" -v b="$1" 'BEGIN{printf "%.2f", a-b}'; }

@@ -366,7 +366,7 @@ function(_ktune_add_tune_step name harness out_dir keys)
   add_custom_target(ktune_${name}_tune ALL DEPENDS "${out_dir}/tune.json")
   add_dependencies(ktune_${name}_tune ktune_gpu_identity)
   add_custom_target(ktune_${name}_retune
-    COMMAND ktune_${name}_tuner ${args} --retune
+    COMMAND ktune_${name}_tuner ${args} --retune --summary-out "${out_dir}/tune.json"
     DEPENDS ktune_${name}_cubins
     COMMENT "ktune: tuning ${name} again (measurements of this GPU and kernel replaced)"
     USES_TERMINAL

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # End-to-end tuning of tests/gpu/tune_sample on the visible GPU: the build tunes; each
 # fault config gets its status and is never chosen; a rebuild does no tuning work; a
-# changed kernel source is tuned again. Exit 77 (skipped) when there is no GPU.
+# changed kernel source is tuned again; the retune target measures everything again. Exit 77 (skipped) when there is no GPU.
 # usage: tune_sample.sh <ktune source> <ktune tool> <tuner libs dir> <work dir>
 set -euo pipefail
 root=$1 tool=$2 libs=$3 work=$4
@@ -53,11 +53,17 @@ grep -q "ktune: tuning axpb" "$work/build2.log" && { cat "$work/build2.log"; fai
 echo "ok: rebuild with nothing changed did no tuning"
 
 "$build/ktune_axpb_tuner" --manifest "$build/_ktune/axpb/manifest.json" --db-dir "$(dirname "$db")" \
-  --key "N=1000000" --summary-out "$work/rerun.json" >"$work/rerun.log" 2>&1 || { cat "$work/rerun.log"; fail rerun; }
+  --key "N=1000000 REF=0" --summary-out "$work/rerun.json" >"$work/rerun.log" 2>&1 || { cat "$work/rerun.log"; fail rerun; }
 python3 -c "
 import json; k = json.load(open('$work/rerun.json'))['keys'][0]
 assert k['measured_now'] == 0 and k['from_db'] == 18, k
 print('ok: a rerun took all 18 results from the DB')"
+
+cmake --build "$build" --target ktune_axpb_retune >"$work/retune.log" 2>&1 || { cat "$work/retune.log"; fail "retune target"; }
+python3 -c "
+import json; s = json.load(open('$summary'))
+assert all(k['measured_now'] == 18 and k['from_db'] == 0 for k in s['keys']), s
+print('ok: target ktune_axpb_retune measured every config again')"
 
 echo "// changed" >>"$work/src/axpb.cu"
 cmake --build "$build" >"$work/build3.log" 2>&1 || { cat "$work/build3.log"; fail "third build"; }

@@ -1,6 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
+#include <numeric>
+#include <stdexcept>
 
 #include "ktune/harness.hpp"
 
@@ -13,6 +16,13 @@ class HostHarness : public ktune::Harness {
 
  protected:
   void upload(Slot& s) override { s.device = 0x1000 * (slots().size()); }
+  // "Device" memory is host memory here, so the plumbing runs without a GPU.
+  void compute_on_device(Slot& s,
+                         const std::function<void(CUdeviceptr, CUstream)>& reference) override {
+    std::vector<std::byte> scratch = s.host;
+    reference(reinterpret_cast<CUdeviceptr>(scratch.data()), nullptr);
+    s.expected = scratch;
+  }
 };
 
 std::string error_of(auto&& f) {
@@ -108,4 +118,35 @@ TEST(Harness, ExpectationsStartFromTheFillAndCompareWithTolerance) {
   auto [nan_worst, nan_bad] = check({10, NAN, 10});
   EXPECT_EQ(nan_bad, 1u);  // NaN never passes
   EXPECT_TRUE(std::isinf(nan_worst));
+}
+
+TEST(Harness, DeviceExpectationsStartFromTheFillAndAreReadBack) {
+  HostHarness h({{"N", 4}});
+  auto in = h.input<float>(4, ktune::fill::constant(1));
+  auto out = h.output<float>(4, ktune::fill::constant(5));
+  h.expect_on_device(out, [&](ktune::Buffer<float> ref, CUstream) {
+    EXPECT_EQ(ref.size, 4u);
+    for (int i = 0; i < 4; ++i) ref.data()[i] += static_cast<float>(i);  // starts as the fill
+  });
+  const auto& s = h.slots().at(1);
+  ASSERT_EQ(s.expected.size(), 4 * sizeof(float));
+  const float* e = reinterpret_cast<const float*>(s.expected.data());
+  EXPECT_EQ(e[0], 5.0f);
+  EXPECT_EQ(e[3], 8.0f);
+  std::string m = error_of([&] { h.expect_on_device(in, [](ktune::Buffer<float>, CUstream) {}); });
+  EXPECT_NE(m.find("is an input"), std::string::npos) << m;
+}
+
+TEST(ParallelFor, CoversEveryIndexOnceAndPassesErrorsOn) {
+  for (std::size_t n : {0u, 1u, 7u, 1000u}) {
+    std::vector<std::atomic<int>> hits(n);
+    ktune::parallel_for(n, [&](std::size_t b, std::size_t e) {
+      for (std::size_t i = b; i < e; ++i) ++hits[i];
+    });
+    for (std::size_t i = 0; i < n; ++i) EXPECT_EQ(hits[i].load(), 1) << "n=" << n << " i=" << i;
+  }
+  EXPECT_THROW(ktune::parallel_for(100, [](std::size_t b, std::size_t) {
+                 if (b == 0) throw std::runtime_error("x");
+               }),
+               std::runtime_error);
 }

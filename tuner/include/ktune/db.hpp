@@ -2,16 +2,19 @@
 // The tuning DB: one JSON file per kernel per GPU model, measurements keyed by
 // fingerprint digest, then key, then config id.
 //
-// Every write takes an exclusive lock (flock on "<db>.lock"), re-reads the file, merges
-// and replaces it atomically (temporary file + fsync + rename): a kill loses at most the
-// config in flight, and two tuners on one DB lose nothing. A file that does not parse or
+// Every write takes an exclusive lock (flock on "<db>.lock"), re-reads the file if another
+// writer replaced it, merges and replaces it atomically (temporary file + rename): a kill
+// loses at most the config in flight, and two tuners on one DB lose nothing. fsync, which
+// only a power loss needs, runs at most once a second and when the Db closes. A file that does not parse or
 // has another schema is moved aside to "<db>.corrupt-<time>" with a warning, never trusted.
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 
 #include <nlohmann/json.hpp>
 
@@ -30,6 +33,9 @@ class Db {
   // Opens (or starts) the DB at `path` for `kernel`. Reads it once; a corrupt file is
   // set aside and reported through `warning()`.
   Db(std::filesystem::path path, std::string kernel);
+  Db(const Db&) = delete;
+  Db& operator=(const Db&) = delete;
+  ~Db();  // sync()
 
   const std::filesystem::path& path() const { return path_; }
   const std::string& warning() const { return warning_; }
@@ -44,6 +50,9 @@ class Db {
   void record(const Fingerprint& fp, const std::string& key, const std::string& config_id,
               const nlohmann::json& values, const Measurement& m);
 
+  // Makes the last write durable (fsync of the file and its directory).
+  void sync();
+
   // Re-reads the file (under the lock) to see what other writers added.
   void reload();
 
@@ -57,6 +66,15 @@ class Db {
   // Identity of the file doc_ mirrors (device, inode, size, mtime s, mtime ns), all zero
   // when unknown: record() skips re-reading a file no one else has replaced since.
   std::array<int64_t, 5> stamp_{};
+  // Each config's line of the file, made once (see render()).
+  std::unordered_map<std::string, std::string> lines_;
+  std::size_t rendered_size_ = 0;
+  std::chrono::steady_clock::time_point last_sync_{};
+  bool unsynced_ = false;
+
+  static std::string line_key(const std::string& digest, const std::string& key,
+                              const std::string& config_id);
+  std::string render();
 };
 
 }  // namespace ktune

@@ -20,7 +20,7 @@ namespace ktune {
   X(cuMemcpyDtoH) X(cuMemcpyDtoDAsync) X(cuMemsetD32Async) X(cuStreamCreate)               \
   X(cuStreamDestroy) X(cuStreamSynchronize) X(cuEventCreate) X(cuEventDestroy)             \
   X(cuEventRecord) X(cuEventSynchronize) X(cuEventElapsedTime)                             \
-  X(cuOccupancyMaxActiveClusters)
+  X(cuOccupancyMaxActiveClusters) X(cuMemAllocHost) X(cuMemFreeHost)
 
 // A failed driver call: names the call, the CUDA error and what ktune was doing.
 class CudaError : public Error {

@@ -16,7 +16,8 @@
 //
 // Outputs are reset to their fill before every launch, so kernels that accumulate or work
 // in place do the same work each time. Every config's outputs are compared with the
-// expectation before its time counts.
+// expectation before its time counts. The expectation comes from host code (expect, with
+// parallel_for for speed) or from a trusted GPU path such as cuBLAS (expect_on_device).
 #include <cuda.h>
 
 #include <cstddef>
@@ -80,6 +81,7 @@ struct Buffer {
   std::size_t size = 0;  // elements
   int index = -1;        // in the harness
   CUdeviceptr kernel_arg() const { return ptr; }
+  T* data() const { return reinterpret_cast<T*>(ptr); }  // for GPU libraries (cuBLAS)
   operator CUdeviceptr() const { return ptr; }
 };
 
@@ -94,7 +96,6 @@ class Harness {
     bool output = false;
     std::vector<std::byte> host;       // the fill's values
     std::vector<std::byte> expected;   // outputs with an expectation
-    std::vector<std::byte> readback;   // outputs: where a config's result is read back
     Tolerance tolerance;
     CUdeviceptr device = 0;
     CUdeviceptr pristine = 0;          // outputs: the fill, to reset from
@@ -134,6 +135,20 @@ class Harness {
     s.expected = s.host;
     reference({reinterpret_cast<T*>(s.expected.data()), s.elements});
   }
+  // The expected content of `out`, computed on the GPU by code you trust (cuBLAS, a plain
+  // kernel) once per key: `reference(ref, stream)` writes into `ref`, a device buffer
+  // like `out` that starts as its fill, with work queued on `stream` (or synchronous).
+  // Link the tuner target with that library, e.g. CUDA::cublas.
+  template <typename T, typename F>
+  void expect_on_device(Buffer<T> out, F&& reference) {
+    Slot& s = slots_.at(out.index);
+    if (!s.output)
+      throw Error("Harness::expect_on_device: the buffer is an input; declare it with output<T>()");
+    s.expected = s.host;
+    compute_on_device(s, [&](CUdeviceptr ref, CUstream stream) {
+      reference(Buffer<T>{ref, s.elements, -1}, stream);
+    });
+  }
   void launch(LaunchTemplate t) { launch_ = std::move(t); }
 
   const std::vector<Slot>& slots() const { return slots_; }
@@ -143,6 +158,9 @@ class Harness {
  protected:
   // Device side, provided by the tuner's worker (allocation and upload).
   virtual void upload(Slot& s) = 0;
+  // Runs `reference` on a device copy of s.host and reads the result into s.expected.
+  virtual void compute_on_device(Slot& s,
+                                 const std::function<void(CUdeviceptr, CUstream)>& reference) = 0;
 
  private:
   template <typename T>
@@ -152,6 +170,10 @@ class Harness {
   std::vector<Slot> slots_;
   LaunchTemplate launch_;
 };
+
+// Calls body(begin, end) on disjoint ranges covering [0, n), on all cores: host references
+// of big problems (a GEMM) take seconds on one.
+void parallel_for(std::size_t n, const std::function<void(std::size_t begin, std::size_t end)>& body);
 
 // Fills `out` (n elements of T) as `f` says. Throws Error when user data has the wrong size.
 template <typename T>

@@ -1,6 +1,7 @@
 #include "ktune/db.hpp"
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <ctime>
 #include <utility>
@@ -273,14 +274,26 @@ std::string set_aside(const fs::path& path, const std::string& reason) {
          "), so it is ignored and an empty DB is used";
 }
 
+// Makes a rename durable; best effort, some file systems refuse.
+void sync_directory(const fs::path& path) {
+  fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd >= 0) {
+    ::fsync(dir_fd);
+    ::close(dir_fd);
+  }
+}
+
 [[noreturn]] void write_failed(const fs::path& path, const std::string& what, int err) {
   throw Error(path.string() + ": cannot write the tuning DB (" + what + ": " + errno_text(err) +
               "); the DB on disk is unchanged. Check that the directory is writable and "
               "the disk has space");
 }
 
-// Temporary file + fsync + rename: a reader or a crash sees the old file or the new one.
-void write_atomically(const fs::path& path, const std::string& text) {
+// Temporary file + rename: a reader, or a tuner killed at any point, sees the old file or
+// the new one. `durable` adds fsync of the file and its directory, which only a power
+// loss needs; Db asks for it at most once a second and when it closes.
+void write_atomically(const fs::path& path, const std::string& text, bool durable) {
   const fs::path tmp = with_suffix(path, ".tmp." + std::to_string(::getpid()));
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
   if (fd < 0) write_failed(path, "creating " + tmp.string(), errno);
@@ -296,18 +309,12 @@ void write_atomically(const fs::path& path, const std::string& text) {
     if (n <= 0) fail("writing " + tmp.string(), n < 0 ? errno : ENOSPC);
     done += static_cast<std::size_t>(n);
   }
-  if (::fsync(fd) != 0) fail("syncing " + tmp.string(), errno);
+  if (durable && ::fsync(fd) != 0) fail("syncing " + tmp.string(), errno);
   int rc = ::close(fd);
   fd = -1;
   if (rc != 0) fail("closing " + tmp.string(), errno);
   if (::rename(tmp.c_str(), path.c_str()) != 0) fail("renaming " + tmp.string(), errno);
-  // Makes the rename itself durable; best effort, some file systems refuse.
-  fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
-  int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir_fd >= 0) {
-    ::fsync(dir_fd);
-    ::close(dir_fd);
-  }
+  if (durable) sync_directory(path);
 }
 
 }  // namespace
@@ -347,6 +354,7 @@ void Db::reload() {
   }
   if (!s.skipped.empty()) warning_ = s.skipped;
   doc_ = s.exists && s.corrupt.empty() ? std::move(s.doc) : empty_doc(kernel_);
+  lines_.clear();
   stamp_ = s.exists && s.corrupt.empty() ? s.stamp : Stamp{};
 }
 
@@ -396,24 +404,107 @@ void Db::record(const Fingerprint& fp, const std::string& key, const std::string
   if (!lock.acquire(LOCK_EX)) write_failed(path_, "locking " + lock_path.string(), errno);
 
   // Another tuner may have written since this one last looked: merge into its file.
-  json merged;
-  if (stamp_ != Stamp{} && stamp_of(path_) == stamp_) {
-    merged = doc_;
-  } else {
+  if (stamp_ == Stamp{} || stamp_of(path_) != stamp_) {
     Snapshot s = read_snapshot(path_, kernel_);
     if (!s.corrupt.empty()) warning_ = set_aside(path_, s.corrupt);
     if (!s.skipped.empty()) warning_ = s.skipped;
-    merged = s.exists && s.corrupt.empty() ? std::move(s.doc) : empty_doc(kernel_);
+    doc_ = s.exists && s.corrupt.empty() ? std::move(s.doc) : empty_doc(kernel_);
+    lines_.clear();
   }
-  json& slot = merged["fingerprints"][fp.digest()];
-  slot["fingerprint"] = std::move(fp_json);
-  slot["keys"][key][config_id] = std::move(entry);
 
-  // Invalid UTF-8 in a message (compiler output) is replaced, not a reason to fail.
-  std::string text = merged.dump(1, ' ', false, json::error_handler_t::replace) + "\n";
-  write_atomically(path_, text);
+  // Added in place; taken out again if the write fails, so memory matches the disk.
+  const std::string digest = fp.digest();
+  json& fps = doc_["fingerprints"];
+  const bool had_fp = fps.contains(digest);
+  json& slot = fps[digest];
+  if (!had_fp) slot = {{"fingerprint", std::move(fp_json)}, {"keys", json::object()}};
+  json& keys = slot["keys"];
+  const bool had_key = keys.contains(key);
+  json& configs = keys[key];
+  if (!had_key) configs = json::object();
+  std::optional<json> previous;
+  if (auto it = configs.find(config_id); it != configs.end()) previous = std::move(*it);
+  configs[config_id] = std::move(entry);
+  lines_.erase(line_key(digest, key, config_id));
+
+  const auto now = std::chrono::steady_clock::now();
+  const bool durable = now - last_sync_ >= std::chrono::seconds(1);
+  try {
+    write_atomically(path_, render(), durable);
+  } catch (...) {
+    if (previous) configs[config_id] = std::move(*previous);
+    else configs.erase(config_id);
+    if (!had_key) keys.erase(key);
+    if (!had_fp) fps.erase(digest);
+    lines_.erase(line_key(digest, key, config_id));
+    throw;
+  }
+  if (durable) last_sync_ = now;
+  unsynced_ = !durable;
   stamp_ = stamp_of(path_);
-  doc_ = std::move(merged);
+}
+
+void Db::sync() {
+  if (!unsynced_) return;
+  int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) {
+    ::fsync(fd);
+    ::close(fd);
+  }
+  sync_directory(path_);
+  unsynced_ = false;
+  last_sync_ = std::chrono::steady_clock::now();
+}
+
+Db::~Db() { sync(); }
+
+std::string Db::line_key(const std::string& digest, const std::string& key,
+                         const std::string& config_id) {
+  // Length-prefixed, so that no choice of names makes two tuples collide.
+  return std::to_string(digest.size()) + ':' + digest + std::to_string(key.size()) + ':' + key +
+         config_id;
+}
+
+// The file's text: one line per config, so that a DB kept in git diffs by config. Each
+// config's line is made once and kept; writing after every config then costs a copy of
+// the text, not a new serialisation of everything measured so far.
+std::string Db::render() {
+  auto quoted = [](const std::string& s) {
+    return json(s).dump(-1, ' ', false, json::error_handler_t::replace);
+  };
+  std::string out;
+  out.reserve(rendered_size_ + 4096);
+  out += "{\n \"schema\": \"ktune.db\",\n \"schema_version\": " + std::to_string(kSchemaVersion) +
+         ",\n \"kernel\": " + quoted(kernel_) + ",\n \"fingerprints\": {";
+  const char* fp_sep = "\n";
+  for (const auto& [digest, slot] : doc_["fingerprints"].items()) {
+    out += fp_sep;
+    fp_sep = ",\n";
+    out += "  " + quoted(digest) + ": {\n   \"fingerprint\": " +
+           slot.at("fingerprint").dump(-1, ' ', false, json::error_handler_t::replace) +
+           ",\n   \"keys\": {";
+    const char* key_sep = "\n";
+    for (const auto& [key, configs] : slot.at("keys").items()) {
+      out += key_sep;
+      key_sep = ",\n";
+      out += "    " + quoted(key) + ": {";
+      const char* config_sep = "\n";
+      for (const auto& [id, rec] : configs.items()) {
+        out += config_sep;
+        config_sep = ",\n";
+        auto [line, made] = lines_.try_emplace(line_key(digest, key, id));
+        if (made)
+          line->second = "     " + quoted(id) + ": " +
+                         rec.dump(-1, ' ', false, json::error_handler_t::replace);
+        out += line->second;
+      }
+      out += "\n    }";
+    }
+    out += "\n   }\n  }";
+  }
+  out += "\n }\n}\n";
+  rendered_size_ = out.size();
+  return out;
 }
 
 }  // namespace ktune

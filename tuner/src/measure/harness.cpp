@@ -1,6 +1,8 @@
 #include "ktune/harness.hpp"
 
 #include <cmath>
+#include <exception>
+#include <thread>
 
 namespace ktune {
 namespace {
@@ -22,6 +24,28 @@ int64_t Harness::key(const std::string& name) const {
   for (const auto& [n, v] : key_) known += (known.empty() ? "" : ", ") + n;
   throw Error("harness asks for key dimension '" + name + "', but the key has only " +
               (known.empty() ? std::string("none") : known) + "; check KEYS and the harness");
+}
+
+void parallel_for(std::size_t n, const std::function<void(std::size_t, std::size_t)>& body) {
+  const std::size_t threads =
+      std::min<std::size_t>(n, std::max(1u, std::thread::hardware_concurrency()));
+  if (threads <= 1) {
+    if (n) body(0, n);
+    return;
+  }
+  std::vector<std::thread> pool;
+  std::vector<std::exception_ptr> errors(threads);
+  for (std::size_t t = 0; t < threads; ++t)
+    pool.emplace_back([&, t] {
+      try {
+        body(n * t / threads, n * (t + 1) / threads);
+      } catch (...) {
+        errors[t] = std::current_exception();
+      }
+    });
+  for (auto& th : pool) th.join();
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
 }
 
 template <typename T>

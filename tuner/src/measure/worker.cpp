@@ -28,13 +28,26 @@ using Clock = std::chrono::steady_clock;
 // The harness with device memory behind it.
 class DeviceHarness : public Harness {
  public:
-  DeviceHarness(const Driver& d, std::map<std::string, int64_t> key)
-      : Harness(std::move(key)), d_(d) {}
+  DeviceHarness(const Driver& d, std::map<std::string, int64_t> key, CUstream stream)
+      : Harness(std::move(key)), d_(d), stream_(stream) {}
   ~DeviceHarness() override {
     for (auto& s : slots()) {
       if (s.device) d_.cuMemFree(s.device);
       if (s.pristine) d_.cuMemFree(s.pristine);
     }
+    for (void* p : readback_)
+      if (p) d_.cuMemFreeHost(p);
+  }
+
+  // Where output `index` is read back to: pinned host memory, made once per key, so that
+  // verifying a config costs a DMA copy, not page faults and a staging copy.
+  const std::byte* read_back(std::size_t index) {
+    const Slot& s = slots().at(index);
+    if (readback_.size() < slots().size()) readback_.resize(slots().size(), nullptr);
+    if (!readback_[index])
+      d_.check(d_.cuMemAllocHost(&readback_[index], s.bytes), "allocating pinned memory for an output");
+    d_.check(d_.cuMemcpyDtoH(readback_[index], s.device, s.bytes), "reading an output back");
+    return static_cast<const std::byte*>(readback_[index]);
   }
 
   // Outputs back to their fill, before every launch.
@@ -55,8 +68,25 @@ class DeviceHarness : public Harness {
     }
   }
 
+  void compute_on_device(Slot& s, const std::function<void(CUdeviceptr, CUstream)>& reference) override {
+    CUdeviceptr ref = 0;
+    d_.check(d_.cuMemAlloc(&ref, s.bytes), "allocating a device reference buffer");
+    struct Free {
+      const Driver& d;
+      CUdeviceptr p;
+      ~Free() { d.cuMemFree(p); }
+    } free_ref{d_, ref};
+    d_.check(d_.cuMemcpyHtoD(ref, s.host.data(), s.bytes), "uploading a reference buffer");
+    reference(ref, stream_);
+    // The reference may use any stream (cuBLAS's default one, say): wait for all of them.
+    d_.check(d_.cuCtxSynchronize(), "computing the device reference (expect_on_device)");
+    d_.check(d_.cuMemcpyDtoH(s.expected.data(), ref, s.bytes), "reading the device reference back");
+  }
+
  private:
   const Driver& d_;
+  CUstream stream_;
+  std::vector<void*> readback_;
 };
 
 // A launch error: sticky ones end the worker, others are the config's fault.
@@ -123,7 +153,7 @@ class Worker {
     std::map<std::string, int64_t> values = key.get<std::map<std::string, int64_t>>();
     if (harness_ && harness_->key_values() == values) return;
     harness_.reset();
-    harness_ = std::make_unique<DeviceHarness>(d_, values);
+    harness_ = std::make_unique<DeviceHarness>(d_, values, stream_);
     ktune_harness(*harness_);
     if (!harness_->launch_template())
       throw Error("the harness gave no launch template; call h.launch(...) in ktune_harness");
@@ -271,11 +301,11 @@ class Worker {
     if (auto f = launch_once(fn, l, cfg, false, nullptr)) return failed(*f);
     std::size_t bad = 0, checked = 0;
     std::string where;
-    for (auto& s : harness_->slots()) {
+    for (std::size_t i = 0; i < harness_->slots().size(); ++i) {
+      const auto& s = harness_->slots()[i];
       if (!s.output || s.expected.empty()) continue;
-      s.readback.resize(s.bytes);  // once per key: no page faults per config
-      d_.check(d_.cuMemcpyDtoH(s.readback.data(), s.device, s.bytes), "reading an output back");
-      auto [worst, count] = s.compare(s.readback.data(), s.expected.data(), s.elements, s.tolerance);
+      const std::byte* got = harness_->read_back(i);
+      auto [worst, count] = s.compare(got, s.expected.data(), s.elements, s.tolerance);
       m.max_error = std::max(m.max_error, worst);
       bad += count;
       checked += s.elements;
