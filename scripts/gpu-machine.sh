@@ -3,6 +3,7 @@
 # visible GPU's architecture, build everything with 16 jobs, run the test suites and the
 # benchmarks. Logs go to $OUT when set. Needs .deps (scripts/pack-deps.sh) where the
 # machine lacks nlohmann/json, CLI11 or GoogleTest.
+# usage: gpu-machine.sh [benchmark names...]   (default: all of them)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-build/gpu-out}
@@ -28,7 +29,10 @@ step tests
 ctest --test-dir build/default --output-on-failure -j 8 2>&1 | tail -n 40 | tee "$out/ctest.log"
 
 step benchmarks
-build/default/bin/bench_enumerate | tee "$out/bench_enumerate.txt"
-bash benchmarks/configure_time.sh build/default | tee "$out/configure_time.txt"
-bash benchmarks/compile_parallel.sh build/default 16 8 | tee "$out/compile_parallel.txt"
-bash benchmarks/tune_breakdown.sh build/default | tee "$out/tune_breakdown.txt"
+wanted=" ${*:-bench_enumerate configure_time compile_parallel tune_breakdown} "
+bench() { [[ $wanted == *" $1 "* ]] && { step "$1"; "${@:2}" | tee "$out/$1.txt"; }; }
+bench bench_enumerate build/default/bin/bench_enumerate
+bench configure_time bash benchmarks/configure_time.sh build/default
+bench compile_parallel bash benchmarks/compile_parallel.sh build/default 16 8
+bench tune_breakdown bash benchmarks/tune_breakdown.sh build/default
+true
