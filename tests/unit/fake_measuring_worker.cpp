@@ -113,6 +113,17 @@ int run(int reply_fd) {
                   .driver_version = 13000, .l2_bytes = 50331648};
   channel.reply({{"ready", true}, {"gpu", gpu.to_json()}});
   while (auto request = channel.next_request()) {
+    if (request->value("op", "") == "prepare") {
+      // KTUNE_FAKE_HARNESS=crash|fail: the harness dies or throws while making the key.
+      const std::string harness = std::getenv("KTUNE_FAKE_HARNESS") ? std::getenv("KTUNE_FAKE_HARNESS") : "";
+      if (harness == "crash") std::abort();
+      if (harness == "fail") {
+        channel.reply({{"fatal", "fake: the reference failed"}});
+        continue;
+      }
+      channel.reply({{"prepared", true}, {"phases", {{"harness", 0.0}}}});
+      continue;
+    }
     if (request->value("op", "") != "measure") {
       channel.reply({{"fatal", "fake: unknown op " + request->value("op", "")}});
       continue;

@@ -119,6 +119,7 @@ class TunerTest : public testing::Test {
   void TearDown() override {
     ::unsetenv("KTUNE_FAKE_NO_GPU");
     ::unsetenv("KTUNE_FAKE_STARTS");
+    ::unsetenv("KTUNE_FAKE_HARNESS");
   }
   // Worker starts are counted in a new file from here on.
   fs::path use_starts_file(const std::string& name) {
@@ -305,6 +306,27 @@ TEST_F(TunerTest, FatalReplyStopsTheTuner) {
     EXPECT_NE(what.find("fake [N=1000]"), std::string::npos) << what;
   }
   EXPECT_FALSE(fs::exists(o.summary_out));
+}
+
+// A harness that throws or dies while making a key's inputs and references is one error
+// naming the key, not a crash recorded for every config.
+TEST_F(TunerTest, FailingHarnessIsOneErrorNotCrashedConfigs) {
+  make_standard();
+  const TuneOptions o = options_for(kernel_dir());
+  for (const char* mode : {"fail", "crash"}) {
+    ::setenv("KTUNE_FAKE_HARNESS", mode, 1);
+    try {
+      tune(o);
+      ADD_FAILURE() << mode << ": a failing harness must throw";
+    } catch (const Error& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("the harness failed on key N=1000"), std::string::npos) << what;
+      if (std::string(mode) == "fail")
+        EXPECT_NE(what.find("fake: the reference failed"), std::string::npos) << what;
+      EXPECT_NE(what.find("worker.log"), std::string::npos) << what;
+    }
+    EXPECT_FALSE(fs::exists(fs::path(o.db_dir) / "Fake_GPU.json")) << mode << ": nothing recorded";
+  }
 }
 
 // The tuner killed (SIGKILL or SIGINT) at 20 random points, each after a random number of

@@ -3,6 +3,7 @@
 // cuGetProcAddress at this toolkit's version). Programs that use it build and start on
 // machines without a GPU driver and can say so, instead of failing to load.
 #include <cuda.h>
+#include <cudaTypedefs.h>
 
 #include <string>
 
@@ -11,16 +12,23 @@
 
 namespace ktune {
 
-#define KTUNE_DRIVER_FUNCTIONS(X)                                                          \
-  X(cuInit) X(cuDriverGetVersion) X(cuDeviceGet) X(cuDeviceGetCount) X(cuDeviceGetName)    \
-  X(cuDeviceGetAttribute) X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease)         \
-  X(cuCtxSetCurrent) X(cuCtxSynchronize) X(cuGetErrorName) X(cuGetErrorString)             \
-  X(cuModuleLoadData) X(cuModuleUnload) X(cuModuleGetFunction) X(cuFuncGetAttribute)       \
-  X(cuFuncSetAttribute) X(cuLaunchKernelEx) X(cuMemAlloc) X(cuMemFree) X(cuMemcpyHtoD)     \
-  X(cuMemcpyDtoH) X(cuMemcpyDtoDAsync) X(cuMemsetD32Async) X(cuStreamCreate)               \
-  X(cuStreamDestroy) X(cuStreamSynchronize) X(cuEventCreate) X(cuEventDestroy)             \
-  X(cuEventRecord) X(cuEventSynchronize) X(cuEventElapsedTime)                             \
-  X(cuOccupancyMaxActiveClusters) X(cuMemAllocHost) X(cuMemFreeHost)
+// Each entry point with the ABI version that cuda.h's declaration of it has: asking the
+// driver for a name at the toolkit's version can return a newer ABI of that name (CUDA 13's
+// cuCtxSynchronize takes a context), so every version is pinned and checked against
+// cudaTypedefs.h at compile time.
+#define KTUNE_DRIVER_FUNCTIONS(X)                                                            \
+  X(cuInit, 2000) X(cuDriverGetVersion, 2020) X(cuDeviceGet, 2000)                           \
+  X(cuDeviceGetCount, 2000) X(cuDeviceGetName, 2000) X(cuDeviceGetAttribute, 2000)           \
+  X(cuDevicePrimaryCtxRetain, 7000) X(cuDevicePrimaryCtxRelease, 11000)                      \
+  X(cuCtxSetCurrent, 4000) X(cuCtxSynchronize, 2000) X(cuGetErrorName, 6000)                 \
+  X(cuGetErrorString, 6000) X(cuModuleLoadData, 2000) X(cuModuleUnload, 2000)                \
+  X(cuModuleGetFunction, 2000) X(cuFuncGetAttribute, 2020) X(cuFuncSetAttribute, 9000)       \
+  X(cuLaunchKernelEx, 11060) X(cuMemAlloc, 3020) X(cuMemFree, 3020) X(cuMemcpyHtoD, 3020)    \
+  X(cuMemcpyDtoH, 3020) X(cuMemcpyDtoDAsync, 3020) X(cuMemsetD32Async, 3020)                 \
+  X(cuStreamCreate, 2000) X(cuStreamDestroy, 4000) X(cuStreamSynchronize, 2000)              \
+  X(cuEventCreate, 2000) X(cuEventDestroy, 4000) X(cuEventRecord, 2000)                      \
+  X(cuEventSynchronize, 2000) X(cuEventElapsedTime, 12080)                                   \
+  X(cuOccupancyMaxActiveClusters, 11070) X(cuMemAllocHost, 3020) X(cuMemFreeHost, 2000)
 
 // A failed driver call: names the call, the CUDA error and what ktune was doing.
 class CudaError : public Error {
@@ -33,7 +41,7 @@ class CudaError : public Error {
 };
 
 struct Driver {
-#define KTUNE_DRIVER_MEMBER(name) decltype(&::name) name = nullptr;
+#define KTUNE_DRIVER_MEMBER(name, version) decltype(&::name) name = nullptr;
   KTUNE_DRIVER_FUNCTIONS(KTUNE_DRIVER_MEMBER)
 #undef KTUNE_DRIVER_MEMBER
 

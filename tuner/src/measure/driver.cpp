@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 
 #include <mutex>
+#include <type_traits>
 
 namespace ktune {
 namespace {
@@ -22,12 +23,14 @@ Driver* load(std::string& why) {
   }
   static Driver d;
   bool ok = true;
-  // Each entry point at the version this toolkit's headers declare.
-#define KTUNE_DRIVER_LOAD(name)                                                       \
+  // Each entry point at the ABI version its declaration in cuda.h has.
+#define KTUNE_DRIVER_LOAD(name, version)                                              \
+  static_assert(std::is_same_v<decltype(&::name), PFN_##name##_v##version>,           \
+                #name ": the pinned version is not the ABI cuda.h declares");         \
   {                                                                                   \
     void* p = nullptr;                                                                \
     CUdriverProcAddressQueryResult found{};                                           \
-    if (get_proc(#name, &p, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &found) !=     \
+    if (get_proc(#name, &p, version, CU_GET_PROC_ADDRESS_DEFAULT, &found) !=          \
             CUDA_SUCCESS ||                                                           \
         !p) {                                                                         \
       why = std::string("the CUDA driver lacks ") + #name;                            \

@@ -115,6 +115,23 @@ class Worker {
     while (auto request = channel_.next_request()) {
       json reply;
       bool sticky = false;
+      if (request->value("op", "") == "prepare") {
+        // The harness for a key: its failure is no config's fault, so it is fatal.
+        const auto start = Clock::now();
+        try {
+          prepare_key(request->at("key"));
+          reply = {{"prepared", true},
+                   {"phases", {{"harness", std::chrono::duration<double>(Clock::now() - start).count()}}}};
+        } catch (const CudaError& e) {
+          sticky = is_sticky(e.code());
+          reply = {{"fatal", e.what()}};
+        } catch (const std::exception& e) {
+          reply = {{"fatal", e.what()}};
+        }
+        channel_.reply(reply);
+        if (sticky) return 3;
+        continue;
+      }
       try {
         reply = measure(*request, sticky);
       } catch (const CudaError& e) {

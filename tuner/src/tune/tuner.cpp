@@ -59,6 +59,7 @@ class Workers {
   // Starts a worker if none runs; returns its ready line.
   json ensure() {
     if (worker_ && worker_->alive() && !worker_->exited()) return ready_;
+    prepared_ = nullptr;
     worker_ = std::make_unique<WorkerProcess>(o_.worker_command, o_.worker_log);
     auto r = worker_->wait_ready(std::chrono::seconds(60));
     if (r.outcome != WorkerProcess::Outcome::Reply)
@@ -68,20 +69,44 @@ class Workers {
     return ready_;
   }
   // A worker found dead before the call is replaced first, so that a death between calls
-  // is not blamed on the next config.
-  WorkerProcess::Result call(const json& request, std::chrono::milliseconds timeout) {
+  // is not blamed on the next config. A new worker, or a new key, first builds the key's
+  // harness (inputs, references): a harness that fails or dies there is an error of the
+  // harness, reported once, not a crash of every config.
+  WorkerProcess::Result call(const json& request, std::chrono::milliseconds timeout,
+                             std::map<std::string, double>& phases) {
     ensure();
+    if (prepared_ != request.at("key")) {
+      auto r = worker_->call({{"op", "prepare"}, {"key", request.at("key")}}, kPrepareTimeout);
+      if (r.outcome != WorkerProcess::Outcome::Reply || !r.reply.value("prepared", false)) {
+        std::string why = r.outcome == WorkerProcess::Outcome::Reply
+                              ? r.reply.value("fatal", r.reply.dump())
+                              : r.detail;
+        worker_.reset();
+        throw Error("the harness failed on key " + key_id(request.at("key").get<std::map<std::string, int64_t>>()) +
+                    ": " + why + "; see " + o_.worker_log);
+      }
+      if (r.reply.contains("phases"))
+        for (const auto& [phase, s] : r.reply["phases"].items())
+          if (s.is_number()) phases[phase] += s.get<double>();
+      prepared_ = request.at("key");
+    }
     return worker_->call(request, timeout);
   }
   // After a sticky error the worker exits on its own; wait for it before the next config.
-  void retire() { worker_.reset(); }
+  void retire() {
+    worker_.reset();
+    prepared_ = nullptr;
+  }
   int starts() const { return starts_; }
 
  private:
   const TuneOptions& o_;
   std::unique_ptr<WorkerProcess> worker_;
   json ready_;
+  json prepared_;  // the key whose harness the worker holds
   int starts_ = 0;
+  // Host references of big problems can take minutes on one core.
+  static constexpr std::chrono::milliseconds kPrepareTimeout{std::chrono::minutes(30)};
 };
 
 struct KeySummary {
@@ -181,7 +206,7 @@ int tune(const TuneOptions& o) {
           // The DEFAULT config sets the pace: others get a generous multiple of its time.
           const double limit_s =
               default_seconds < 0 ? 120.0 : o.timeout_floor_s + 10.0 * default_seconds;
-          auto r = workers.call(request, std::chrono::milliseconds(static_cast<int64_t>(limit_s * 1000)));
+          auto r = workers.call(request, std::chrono::milliseconds(static_cast<int64_t>(limit_s * 1000)), ks.phases);
           if (r.outcome == WorkerProcess::Outcome::Reply && r.reply.contains("fatal")) {
             throw Error(m.kernel + " [" + ks.key + "]: " + r.reply["fatal"].get<std::string>());
           } else if (r.outcome == WorkerProcess::Outcome::Reply) {
