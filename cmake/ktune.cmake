@@ -10,7 +10,8 @@
 #     [MAX_CONFIGS <n>]                    refuse larger spaces (default KTUNE_MAX_CONFIGS)
 #     [ENTRY <function>]                   the kernel's extern "C" name (default: <name>)
 #     [KEYS "<DIM>=<value> ..." ...]       problem sizes to tune for (with HARNESS)
-#     [HARNESS <file.cpp>])                defines ktune_harness(): inputs, launch, reference
+#     [HARNESS <file.cpp>]                 defines ktune_harness(): inputs, launch, reference
+#     [DB_DIRS <dir> ...])                 tuning DBs shipped with the project, for the bake
 #
 # The space is checked and enumerated at configure time by the `ktune` host tool (the same
 # C++ engine the tuner uses), which writes <build>/_ktune/<name>/manifest.json and the list
@@ -18,6 +19,9 @@
 # With HARNESS and KEYS, target ktune_<name>_tuner is the kernel's tuner and the build
 # runs it (KTUNE_TUNE): every config measured on the visible GPU for every key, results
 # in the DB <KTUNE_DB_DIR>/<name>/<GPU model>.json. ktune_<name>_retune measures again.
+# The bake step then writes the tables of best configs (from that DB, else DB_DIRS, else
+# the DEFAULT only) as generated C++: library ktune::<name> (header ktune_<name>.hpp)
+# launches the config chosen for the GPU it runs on and the key.
 # Settings (cache variables): KTUNE_CUDA_ARCH, KTUNE_COMPILE_JOBS, KTUNE_MAX_CONFIGS,
 # KTUNE_NVCC, KTUNE_HOST_TOOL, KTUNE_TUNER_LIBS, KTUNE_TUNE, KTUNE_DB_DIR; see docs/cmake.md.
 include_guard(GLOBAL)
@@ -185,13 +189,16 @@ function(_ktune_tuner_libraries)
                         "set KTUNE_TUNER_LIBS to the directory of libktune_tuner_main.a")
   endif()
   get_filename_component(nvcc_dir "${KTUNE_NVCC}" DIRECTORY)
-  foreach(lib space tuner tuner_main)
-    add_library(ktune::${lib} STATIC IMPORTED GLOBAL)
-    set_target_properties(ktune::${lib} PROPERTIES IMPORTED_LOCATION "${dir}/libktune_${lib}.a")
+  foreach(lib space runtime tuner tuner_main)
+    add_library(ktune::host_${lib} STATIC IMPORTED GLOBAL)
+    set_target_properties(ktune::host_${lib} PROPERTIES IMPORTED_LOCATION "${dir}/libktune_${lib}.a")
   endforeach()
-  set_target_properties(ktune::tuner_main PROPERTIES INTERFACE_LINK_LIBRARIES ktune::tuner)
-  set_target_properties(ktune::tuner PROPERTIES
-    INTERFACE_LINK_LIBRARIES "ktune::space;${CMAKE_DL_LIBS}"
+  add_library(ktune::tuner_main ALIAS ktune::host_tuner_main)
+  set_target_properties(ktune::host_tuner_main PROPERTIES INTERFACE_LINK_LIBRARIES ktune::host_tuner)
+  set_target_properties(ktune::host_tuner PROPERTIES
+    INTERFACE_LINK_LIBRARIES "ktune::host_space;ktune::host_runtime")
+  set_target_properties(ktune::host_runtime PROPERTIES
+    INTERFACE_LINK_LIBRARIES "${CMAKE_DL_LIBS}"
     INTERFACE_INCLUDE_DIRECTORIES "${KTUNE_ROOT}/tuner/include;${nvcc_dir}/../include")
 endfunction()
 
@@ -214,12 +221,12 @@ endfunction()
 function(ktune_add_kernel name)
   set(where "ktune_add_kernel(${name})")
   set(keywords SOURCE DEFAULT MAX_CONFIGS HARNESS ENTRY)
-  set(list_keywords PARAMS WHERE FLAGS INCLUDE_DIRS KEYS)
+  set(list_keywords PARAMS WHERE FLAGS INCLUDE_DIRS KEYS DB_DIRS)
   cmake_parse_arguments(PARSE_ARGV 1 arg "" "${keywords}" "${list_keywords}")
   if(arg_UNPARSED_ARGUMENTS)
     list(GET arg_UNPARSED_ARGUMENTS 0 bad)
     message(FATAL_ERROR "${where}: unknown argument '${bad}'; ktune_add_kernel takes "
-                        "SOURCE, PARAMS, WHERE, DEFAULT, FLAGS, INCLUDE_DIRS, MAX_CONFIGS, ENTRY, KEYS and HARNESS")
+                        "SOURCE, PARAMS, WHERE, DEFAULT, FLAGS, INCLUDE_DIRS, MAX_CONFIGS, ENTRY, KEYS, HARNESS and DB_DIRS")
   endif()
   foreach(kw IN LISTS arg_KEYWORDS_MISSING_VALUES)
     message(FATAL_ERROR "${where}: ${kw} is given without a value; give one or drop ${kw}")
@@ -321,7 +328,25 @@ function(ktune_add_kernel name)
   set(_ktune_compile ${CMAKE_CUDA_COMPILER_LAUNCHER} "${KTUNE_NVCC}" -cubin
                      "-arch=sm_${KTUNE_RESOLVED_ARCH}" ${arg_FLAGS} ${include_flags})
   set(_ktune_records "")
+  set(_ktune_default_defines "")
   include("${out_dir}/configs.cmake")
+
+  # The DEFAULT config as PTX: what runs, through the driver's JIT, on GPUs nothing was
+  # compiled for.
+  string(REGEX REPLACE "[af]$" "" ptx_arch "${KTUNE_RESOLVED_ARCH}")
+  if(KTUNE_RESOLVED_ARCH MATCHES "[af]$")
+    set(ptx_arch "${KTUNE_RESOLVED_ARCH}")
+  endif()
+  add_custom_command(
+    OUTPUT "${out_dir}/default.ptx"
+    COMMAND ${CMAKE_CUDA_COMPILER_LAUNCHER} "${KTUNE_NVCC}" -ptx "-arch=compute_${ptx_arch}" ${arg_FLAGS}
+            ${include_flags} ${_ktune_default_defines} -MD -MF "${out_dir}/deps/default_ptx.d"
+            -MT "${out_dir}/default.ptx" -o "${out_dir}/default.ptx" "${source}"
+    DEPENDS "${source}"
+    DEPFILE "${out_dir}/deps/default_ptx.d"
+    JOB_POOL ktune_nvcc
+    COMMENT "ktune: ${name} DEFAULT config as PTX"
+    VERBATIM)
 
   # The summary line after the cubins: how many compiled, which failed and where the logs are.
   add_custom_command(
@@ -333,8 +358,78 @@ function(ktune_add_kernel name)
   set_target_properties(ktune_${name}_cubins PROPERTIES
     KTUNE_MANIFEST "${out_dir}/manifest.json")
 
+  set(tune_output "")
   if(DEFINED arg_HARNESS)
     _ktune_add_tune_step(${name} "${harness}" "${out_dir}" "${arg_KEYS}")
+    if(NOT KTUNE_TUNE STREQUAL "OFF")
+      set(tune_output "${out_dir}/tune.json")
+    endif()
+  endif()
+  set(db_dirs "${KTUNE_DB_DIR}/${name}")
+  foreach(dir IN LISTS arg_DB_DIRS)
+    get_filename_component(dir "${dir}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    if(NOT IS_DIRECTORY "${dir}")
+      message(FATAL_ERROR "${where}: DB_DIRS entry ${dir} is not a directory")
+    endif()
+    list(APPEND db_dirs "${dir}")
+  endforeach()
+  _ktune_add_bake_step(${name} "${out_dir}" "${tune_output}" "${db_dirs}")
+endfunction()
+
+# ktune::runtime, compiled with the project's own compiler and flags: it goes into the
+# user's binary. Inside the ktune project it is the project's own target.
+function(_ktune_runtime_library)
+  if(TARGET ktune::runtime)
+    return()
+  endif()
+  if(TARGET ktune_runtime)
+    add_library(ktune::runtime ALIAS ktune_runtime)
+    return()
+  endif()
+  include("${KTUNE_ROOT}/tuner/runtime_sources.cmake")
+  list(TRANSFORM KTUNE_RUNTIME_SOURCES PREPEND "${KTUNE_ROOT}/tuner/")
+  get_filename_component(nvcc_dir "${KTUNE_NVCC}" DIRECTORY)
+  add_library(ktune_runtime STATIC ${KTUNE_RUNTIME_SOURCES})
+  target_include_directories(ktune_runtime PUBLIC "${KTUNE_ROOT}/tuner/include" "${nvcc_dir}/../include"
+                                           PRIVATE "${KTUNE_ROOT}/tuner/src")
+  target_compile_features(ktune_runtime PUBLIC cxx_std_20)
+  target_link_libraries(ktune_runtime PUBLIC ${CMAKE_DL_LIBS})
+  add_library(ktune::runtime ALIAS ktune_runtime)
+endfunction()
+
+# The bake step and the library users link: ktune::<name>.
+function(_ktune_add_bake_step name out_dir tune_output db_dirs)
+  get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
+  if(NOT CXX IN_LIST languages)
+    message(STATUS "ktune: ${name}: no library ktune::${name}: the project does not enable CXX")
+    return()
+  endif()
+  _ktune_runtime_library()
+  get_property(tool GLOBAL PROPERTY KTUNE_TOOL)
+  set(bake_dir "${out_dir}/baked")
+  set(args --manifest "${out_dir}/manifest.json" --out-dir "${bake_dir}" --ptx "${out_dir}/default.ptx")
+  set(db_files "")
+  foreach(dir IN LISTS db_dirs)
+    list(APPEND args "--db-dir=${dir}")
+    file(GLOB files CONFIGURE_DEPENDS "${dir}/*.json")
+    list(APPEND db_files ${files})
+  endforeach()
+  add_custom_command(
+    OUTPUT "${bake_dir}/ktune_${name}_baked.cpp" "${bake_dir}/include/ktune_${name}.hpp" "${bake_dir}/bake.json"
+    COMMAND "${tool}" bake ${args}
+    DEPENDS "${out_dir}/manifest.json" "${out_dir}/cubins.json" "${out_dir}/default.ptx" ${tune_output}
+            ${db_files} "${tool}"
+    COMMENT "ktune: baking ${name}"
+    VERBATIM)
+  add_library(ktune_${name} STATIC "${bake_dir}/ktune_${name}_baked.cpp"
+                                   "${bake_dir}/include/ktune_${name}.hpp")
+  target_include_directories(ktune_${name} PUBLIC "${bake_dir}/include")
+  target_link_libraries(ktune_${name} PUBLIC ktune::runtime)
+  target_compile_features(ktune_${name} PUBLIC cxx_std_20)
+  add_library(ktune::${name} ALIAS ktune_${name})
+  add_dependencies(ktune_${name} ktune_${name}_cubins)  # see _ktune_add_tune_step
+  if(tune_output)
+    add_dependencies(ktune_${name} ktune_${name}_tune)
   endif()
 endfunction()
 
@@ -364,7 +459,9 @@ function(_ktune_add_tune_step name harness out_dir keys)
     USES_TERMINAL
     VERBATIM)
   add_custom_target(ktune_${name}_tune ALL DEPENDS "${out_dir}/tune.json")
-  add_dependencies(ktune_${name}_tune ktune_gpu_identity)
+  # Makefile generators attach the cubin commands to every target that needs cubins.json;
+  # ordering the targets keeps two of them from compiling the same cubin at once.
+  add_dependencies(ktune_${name}_tune ktune_gpu_identity ktune_${name}_cubins)
   add_custom_target(ktune_${name}_retune
     COMMAND ktune_${name}_tuner ${args} --retune --summary-out "${out_dir}/tune.json"
     DEPENDS ktune_${name}_cubins
@@ -377,6 +474,9 @@ endfunction()
 # ktune_add_kernel's scope. A macro, not a function: thousands of calls at configure time.
 macro(_ktune_cubin kernel id defines)
   set(_ktune_record "${_ktune_kernel_dir}/records/${id}.json")
+  if("${id}" STREQUAL "${_ktune_default_id}")
+    set(_ktune_default_defines "${defines}")
+  endif()
   add_custom_command(
     OUTPUT "${_ktune_record}"
     BYPRODUCTS "${_ktune_kernel_dir}/cubins/${id}.cubin" "${_ktune_kernel_dir}/logs/${id}.log"

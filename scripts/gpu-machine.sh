@@ -29,10 +29,13 @@ step tests
 ctest --test-dir build/default --output-on-failure -j 8 2>&1 | tail -n 40 | tee "$out/ctest.log"
 
 step benchmarks
-wanted=" ${*:-bench_enumerate configure_time compile_parallel tune_breakdown} "
+wanted=" ${*:-bench_enumerate configure_time compile_parallel tune_breakdown bench_dispatch} "
 bench() { [[ $wanted == *" $1 "* ]] && { step "$1"; "${@:2}" | tee "$out/$1.txt"; }; }
 bench bench_enumerate build/default/bin/bench_enumerate
 bench configure_time bash benchmarks/configure_time.sh build/default
 bench compile_parallel bash benchmarks/compile_parallel.sh build/default 16 8
 bench tune_breakdown bash benchmarks/tune_breakdown.sh build/default
+bench bench_dispatch build/default/bin/bench_dispatch
+# The example kernels' DBs, as the tuner wrote them: what generated/ ships.
+cp -r build/default/ktune-db "$out/" 2>/dev/null
 true

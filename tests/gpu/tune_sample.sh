@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end tuning of tests/gpu/tune_sample on the visible GPU: the build tunes; each
 # fault config gets its status and is never chosen; a rebuild does no tuning work; a
-# changed kernel source is tuned again; the retune target measures everything again. Exit 77 (skipped) when there is no GPU.
+# changed kernel source is tuned again; the retune target measures everything again. The
+# sample's app launches the baked winners through every fallback rule and online tuning. Exit 77 (skipped) when there is no GPU.
 # usage: tune_sample.sh <ktune source> <ktune tool> <tuner libs dir> <work dir>
 set -euo pipefail
 root=$1 tool=$2 libs=$3 work=$4
@@ -48,9 +49,31 @@ for k in s["keys"]:
 print("ok: DB holds every sample; best has BUG=0; wrong result's max error recorded; clusters ran")
 PY
 
+# The bake: the app launches the baked winners, and each fallback rule gives correct output.
+grep -q "ktune: axpb: baked NVIDIA H200 (2 keys, from .*ktune-db/axpb/NVIDIA_H200.json)" "$work/build1.log" ||
+  { cat "$work/build1.log"; fail "the bake did not use the DB just tuned"; }
+app=$build/axpb_app
+"$app" 1000000 3000000 20000 | tee "$work/app.txt" || fail "app: a wrong result or an error"
+grep -q "^N=1000000: before exact on NVIDIA H200 (cubin).*correct" "$work/app.txt" || fail "app: exact"
+grep -q "^N=3000000: before nearest-key on NVIDIA H200 (cubin).*correct" "$work/app.txt" || fail "app: nearest key"
+grep -q "^N=20000: before common-best on NVIDIA H200 (cubin).*correct" "$work/app.txt" || fail "app: common best"
+KTUNE_NO_CUBINS=1 "$app" 1000000 | tee "$work/app_ptx.txt" || fail "app with PTX only"
+grep -q "^N=1000000: before default (ptx).*correct" "$work/app_ptx.txt" || fail "app: DEFAULT through PTX JIT"
+echo "ok: baked winners, nearest key, common best and PTX JIT all launch and are correct"
+cache=$work/online.tsv
+KTUNE_ONLINE=1 KTUNE_ONLINE_CACHE=$cache "$app" 3000000 | tee "$work/app_online1.txt" || fail "app online"
+grep -q "^N=3000000: before nearest-key on NVIDIA H200 (cubin), after online.*correct" "$work/app_online1.txt" ||
+  fail "online: the first launch did not tune"
+[[ $(wc -l <"$cache") == 1 ]] || fail "online: expected one cached choice"
+KTUNE_ONLINE=1 KTUNE_ONLINE_CACHE=$cache "$app" 3000000 | tee "$work/app_online2.txt" || fail "app online again"
+grep -q "^N=3000000: before online.*correct" "$work/app_online2.txt" || fail "online: the cached choice was not reused"
+[[ $(wc -l <"$cache") == 1 ]] || fail "online: measured again instead of reusing"
+echo "ok: online tuning measured once, cached its choice and the next process reused it"
+
 cmake --build "$build" >"$work/build2.log" 2>&1 || { cat "$work/build2.log"; fail "second build"; }
 grep -q "ktune: tuning axpb" "$work/build2.log" && { cat "$work/build2.log"; fail "rebuild tuned again"; }
-echo "ok: rebuild with nothing changed did no tuning"
+grep -q "ktune: baking axpb" "$work/build2.log" && { cat "$work/build2.log"; fail "rebuild baked again"; }
+echo "ok: rebuild with nothing changed did no tuning and no baking"
 
 "$build/ktune_axpb_tuner" --manifest "$build/_ktune/axpb/manifest.json" --db-dir "$(dirname "$db")" \
   --key "N=1000000 REF=0" --summary-out "$work/rerun.json" >"$work/rerun.log" 2>&1 || { cat "$work/rerun.log"; fail rerun; }
@@ -68,6 +91,8 @@ print('ok: target ktune_axpb_retune measured every config again')"
 echo "// changed" >>"$work/src/axpb.cu"
 cmake --build "$build" >"$work/build3.log" 2>&1 || { cat "$work/build3.log"; fail "third build"; }
 grep -q "ktune: tuning axpb" "$work/build3.log" || { cat "$work/build3.log"; fail "changed source not retuned"; }
+grep -q "ktune: baking axpb" "$work/build3.log" || { cat "$work/build3.log"; fail "changed source not baked again"; }
+"$app" 1000000 | grep -q "^N=1000000: before exact on NVIDIA H200 (cubin).*correct" || fail "app after retuning"
 python3 -c "
 import json; s = json.load(open('$summary'))
 assert all(k['measured_now'] == 18 for k in s['keys']), s

@@ -61,7 +61,8 @@ TEST(BuildPlan, CmakeEdgesAreOneLinePerConfig) {
   std::string text = ktune::cmake_edges(m);
   std::size_t lines = 0;
   for (char c : text) lines += c == '\n';
-  EXPECT_EQ(lines, m.configs.size() + 1);  // + the header comment
+  EXPECT_EQ(lines, m.configs.size() + 2);  // + the header comment and the DEFAULT's id
+  EXPECT_NE(text.find("set(_ktune_default_id " + m.default_id + ")\n"), std::string::npos);
   EXPECT_NE(text.find("\"-DTM=32;-DTN=32;-DTK=8;-DOCC=1;-Dmaxnreg=128;-maxrregcount=128\""),
             std::string::npos);
   EXPECT_NE(text.find("\"-DTM=32;-DTN=32;-DTK=8;-DOCC=1;-Dmaxnreg=0\")"), std::string::npos);

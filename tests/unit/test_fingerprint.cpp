@@ -221,8 +221,9 @@ TEST(KernelHash, ChangesWithSettingsAndParameters) {
   EXPECT_TRUE(fresh([](auto& m) { m.compile.flags.push_back("-lineinfo"); }));
   EXPECT_TRUE(fresh([](auto& m) { m.compile.flags = {"-O2", "-lineinfo"}; }));
   EXPECT_TRUE(fresh([](auto& m) { m.compile.arch = "90a"; }));
-  EXPECT_TRUE(fresh([](auto& m) { m.compile.nvcc = "/opt/cuda/bin/nvcc"; }));
-  EXPECT_TRUE(fresh([](auto& m) { m.compile.include_dirs.push_back("/opt/include"); }));
+  // Where the toolkit and the includes live is not an input (their contents are).
+  EXPECT_FALSE(fresh([](auto& m) { m.compile.nvcc = "/opt/cuda/bin/nvcc"; }));
+  EXPECT_FALSE(fresh([](auto& m) { m.compile.include_dirs.push_back("/opt/include"); }));
   EXPECT_TRUE(fresh([](auto& m) { m.spec.parameters[1].values.push_back(128); }));
   EXPECT_TRUE(fresh([](auto& m) {
     m.spec.parameters[0].name = "TX";
@@ -231,6 +232,29 @@ TEST(KernelHash, ChangesWithSettingsAndParameters) {
   EXPECT_TRUE(fresh([](auto& m) { m.spec.constraints = {"TX * TN <= 4096"}; }));
   // Not an input of the measurements: which configs this build happened to list.
   EXPECT_FALSE(fresh([](auto& m) { m.configs.pop_back(); }));
+}
+
+// A DB tuned in one checkout must match another: paths are no input, contents are.
+TEST(KernelHash, SameInAnotherCheckout) {
+  KernelDir a, b;
+  a.write_depfile("c0", {a.source, a.header});
+  b.write_depfile("c0", {b.source, b.header});
+  EXPECT_EQ(a.hash(), b.hash());
+  write(b.header, "#define TINY 2\n");
+  EXPECT_NE(a.hash(), b.hash());
+}
+
+// Toolkit and system headers are covered by the nvcc version, not hashed.
+TEST(KernelHash, ToolkitHeadersAreLeftOut) {
+  KernelDir k;
+  const fs::path toolkit_header = k.tmp.path() / "cuda" / "include" / "cuda_fp16.h";
+  write(toolkit_header, "// toolkit\n");
+  k.manifest.compile.nvcc = (k.tmp.path() / "cuda" / "bin" / "nvcc").string();
+  k.save();
+  k.write_depfile("c0", {k.source, k.header, toolkit_header});
+  const std::string h = k.hash();
+  write(toolkit_header, "// another toolkit build\n");
+  EXPECT_EQ(k.hash(), h);
 }
 
 TEST(KernelHash, WithoutDepfilesHashesSourceAndSettings) {

@@ -4,6 +4,8 @@
 
 #include <cublas_v2.h>
 
+#include "axpb_launch.hpp"
+
 void ktune_harness(ktune::Harness& h) {
   const auto n = static_cast<int>(h.key("N"));
   auto x = h.input<float>(n, ktune::fill::random(42));
@@ -27,12 +29,5 @@ void ktune_harness(ktune::Harness& h) {
       if (!ok) throw ktune::Error("cuBLAS reference failed");
     });
   }
-  h.launch([=](const ktune::Config& c) {
-    // A cluster launch needs a grid of whole clusters: round up (the kernel checks bounds).
-    const int64_t ctas = c["num_ctas"];
-    return ktune::Launch{.grid = {ktune::cdiv(ktune::cdiv(n, c["BLOCK"] * c["UNROLL"]), ctas) *
-                                  static_cast<uint32_t>(ctas)},
-                         .block = {static_cast<uint32_t>(c["BLOCK"])},
-                         .args = ktune::args(x, y, n)};
-  });
+  h.launch(axpb_launch(x, y, n));
 }

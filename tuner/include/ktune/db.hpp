@@ -58,6 +58,17 @@ class Db {
 
   const nlohmann::json& document() const { return doc_; }
 
+  // A DB file read for someone else: no lock, nothing moved or written (writers replace
+  // the file by rename, so it is read whole). For the inputs of `ktune merge`.
+  struct Loaded {
+    nlohmann::json document;    // normalized, like document(); "kernel" is the file's own
+    std::size_t skipped = 0;    // malformed entries left out of `document`
+    std::string first_skipped;  // where the first of them was and why; empty when none
+  };
+  // Throws Error naming `path` and the reason when it is missing, unreadable, not JSON,
+  // not a ktune DB or of another schema version: what the constructor would set aside.
+  static Loaded load_document(const std::filesystem::path& path);
+
  private:
   std::filesystem::path path_;
   std::string kernel_;

@@ -8,7 +8,6 @@
 #include <string>
 
 #include "ktune/error.hpp"
-#include "ktune/fingerprint.hpp"
 
 namespace ktune {
 
@@ -28,7 +27,9 @@ namespace ktune {
   X(cuStreamCreate, 2000) X(cuStreamDestroy, 4000) X(cuStreamSynchronize, 2000)              \
   X(cuEventCreate, 2000) X(cuEventDestroy, 4000) X(cuEventRecord, 2000)                      \
   X(cuEventSynchronize, 2000) X(cuEventElapsedTime, 12080)                                   \
-  X(cuOccupancyMaxActiveClusters, 11070) X(cuMemAllocHost, 3020) X(cuMemFreeHost, 2000)
+  X(cuOccupancyMaxActiveClusters, 11070) X(cuMemAllocHost, 3020) X(cuMemFreeHost, 2000)      \
+  X(cuCtxGetCurrent, 4000) X(cuCtxGetDevice, 2000) X(cuCtxGetId, 12000)                      \
+  X(cuModuleLoadDataEx, 2010) X(cuLaunchKernel, 4000)
 
 // A failed driver call: names the call, the CUDA error and what ktune was doing.
 class CudaError : public Error {
@@ -55,9 +56,6 @@ struct Driver {
   // Throws CudaError "<what>: <describe(r)>" unless r is CUDA_SUCCESS.
   void check(CUresult r, const std::string& what) const;
 };
-
-// What the fingerprint needs to know of a GPU (no context needed).
-GpuIdentity query_gpu(const Driver& d, CUdevice device);
 
 // Errors after which the context is unusable: the process must end (a worker restarts).
 bool is_sticky(CUresult r);

@@ -21,6 +21,10 @@ struct GpuIdentity {
   std::string model_slug() const;
 };
 
+struct Driver;
+// What the fingerprint needs to know of GPU `device` (a CUdevice; no context needed).
+GpuIdentity query_gpu(const Driver& d, int device);
+
 struct Fingerprint {
   std::string kernel_hash;     // source + every header it includes + flags + parameters
   std::string nvcc_version;    // "13.0.88"

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -39,42 +40,51 @@ auto as_kernel_arg(const T& v) {
 }
 
 // Kernel arguments by value, each aligned as its type requires, with the array of
-// pointers to them that cuLaunchKernelEx takes.
+// pointers to them that cuLaunchKernelEx takes. Held inline, without allocating, so that
+// building a launch costs next to nothing beside the launch itself.
 class KernelArgs {
  public:
+  static constexpr std::size_t kMaxBytes = 512;
+  static constexpr std::size_t kMaxArgs = 48;
+
   KernelArgs() = default;
   template <typename... T>
   explicit KernelArgs(const T&... values) {
+    static_assert(sizeof...(T) <= kMaxArgs, "too many kernel arguments for ktune::KernelArgs");
     (append(as_kernel_arg(values)), ...);
   }
-  KernelArgs(const KernelArgs& o) : storage_(o.storage_), offsets_(o.offsets_) {}
+  KernelArgs(const KernelArgs& o) { *this = o; }
   KernelArgs& operator=(const KernelArgs& o) {
-    storage_ = o.storage_;
-    offsets_ = o.offsets_;
+    size_ = o.size_;
+    count_ = o.count_;
+    std::memcpy(storage_, o.storage_, size_);
+    std::memcpy(offsets_, o.offsets_, count_ * sizeof offsets_[0]);
     return *this;
   }
 
-  std::size_t count() const { return offsets_.size(); }
+  std::size_t count() const { return count_; }
   void** pointers() {
-    pointers_.clear();
-    for (std::size_t off : offsets_) pointers_.push_back(storage_.data() + off);
-    return pointers_.data();
+    for (std::size_t k = 0; k < count_; ++k) pointers_[k] = storage_ + offsets_[k];
+    return pointers_;
   }
 
  private:
   template <typename V>
   void append(const V& v) {
-    static_assert(alignof(V) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__, "over-aligned kernel argument");
-    std::size_t off = (storage_.size() + alignof(V) - 1) / alignof(V) * alignof(V);
-    storage_.resize(off + sizeof(V));
-    std::memcpy(storage_.data() + off, &v, sizeof(V));
-    offsets_.push_back(off);
+    static_assert(alignof(V) <= 16, "over-aligned kernel argument");
+    std::size_t off = (size_ + alignof(V) - 1) / alignof(V) * alignof(V);
+    if (off + sizeof(V) > kMaxBytes)
+      throw Error("kernel arguments exceed " + std::to_string(kMaxBytes) +
+                  " bytes; pass large structs through device memory");
+    std::memcpy(storage_ + off, &v, sizeof(V));
+    offsets_[count_++] = static_cast<uint16_t>(off);
+    size_ = off + sizeof(V);
   }
-  // The buffer comes from operator new, aligned to __STDCPP_DEFAULT_NEW_ALIGNMENT__ (16),
-  // so offsets aligned within it are aligned in memory for any argument type up to 16.
-  std::vector<std::byte> storage_;
-  std::vector<std::size_t> offsets_;
-  std::vector<void*> pointers_;
+  alignas(16) std::byte storage_[kMaxBytes];
+  uint16_t offsets_[kMaxArgs];
+  void* pointers_[kMaxArgs];
+  std::size_t size_ = 0;
+  std::size_t count_ = 0;
 };
 
 template <typename... T>

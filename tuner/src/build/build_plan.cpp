@@ -111,18 +111,30 @@ Plan make_plan(const PlanRequest& r) {
     }
     if (key.empty()) throw Error("KEYS: key " + std::to_string(i + 1) + " is empty; write e.g. \"N=4096\"");
     for (const auto& [name, value] : key) check_parameter_name(name, "KEYS: key " + std::to_string(i + 1));
-    std::sort(key.begin(), key.end());
+    // Compared sorted; stored in the order key 1 declares its dimensions (the order of
+    // the generated Key struct's fields).
+    auto sorted = [](std::vector<Assignment> k) {
+      std::sort(k.begin(), k.end());
+      return k;
+    };
     auto same_names = [](const std::vector<Assignment>& a, const std::vector<Assignment>& b) {
       return std::equal(a.begin(), a.end(), b.begin(), b.end(),
                         [](const Assignment& x, const Assignment& y) { return x.first == y.first; });
     };
-    if (!m.keys.empty() && !same_names(key, m.keys[0]))
+    if (!m.keys.empty() && !same_names(sorted(key), sorted(m.keys[0])))
       throw Error("KEYS: key " + std::to_string(i + 1) + " \"" + r.keys[i] +
                   "\" names other dimensions than key 1 \"" + r.keys[0] +
                   "\"; every key gives a value for the same dimensions");
     for (const auto& earlier : m.keys)
-      if (earlier == key)
+      if (sorted(earlier) == sorted(key))
         throw Error("KEYS: key " + std::to_string(i + 1) + " \"" + r.keys[i] + "\" is listed twice");
+    if (!m.keys.empty()) {
+      std::vector<Assignment> ordered;
+      for (const auto& [name, v] : m.keys[0])
+        for (const auto& a : key)
+          if (a.first == name) ordered.push_back(a);
+      key = std::move(ordered);
+    }
     m.keys.push_back(std::move(key));
   }
 
@@ -138,6 +150,7 @@ std::string cmake_edges(const Manifest& m) {
   std::string out = "# Written by `ktune plan` for kernel " + m.kernel +
                     ": one cubin per valid config. Data only; the logic is _ktune_cubin() in "
                     "cmake/ktune.cmake.\n";
+  out += "set(_ktune_default_id " + m.default_id + ")\n";
   const auto& params = m.spec.parameters;
   for (const auto& c : m.configs) {
     out += "_ktune_cubin(" + m.kernel + " " + c.id + " \"";

@@ -72,6 +72,11 @@ json Manifest::to_json() const {
     keys_json.push_back(k);
   }
   doc["keys"] = keys_json;
+  // JSON objects lose their order; the dimensions' declared order is kept here.
+  json dims = json::array();
+  if (!keys.empty())
+    for (const auto& [name, value] : keys.front()) dims.push_back(name);
+  doc["key_dims"] = dims;
   return doc;
 }
 
@@ -133,6 +138,23 @@ Manifest Manifest::from_json(const json& doc, const std::string& origin) {
         key.emplace_back(name, value.get<int64_t>());
       }
       m.keys.push_back(std::move(key));
+    }
+  }
+  if (doc.contains("key_dims") && !m.keys.empty()) {
+    if (!doc["key_dims"].is_array()) throw Error(origin + ": \"key_dims\" must be a list");
+    std::vector<std::string> dims;
+    for (const auto& d : doc["key_dims"]) {
+      if (!d.is_string()) throw Error(origin + ": \"key_dims\" must list names");
+      dims.push_back(d.get<std::string>());
+    }
+    for (auto& key : m.keys) {
+      std::vector<Assignment> ordered;
+      for (const auto& d : dims)
+        for (const auto& a : key)
+          if (a.first == d) ordered.push_back(a);
+      if (ordered.size() != key.size() || ordered.size() != dims.size())
+        throw Error(origin + ": a key's dimensions are not \"key_dims\"");
+      key = std::move(ordered);
     }
   }
   return m;

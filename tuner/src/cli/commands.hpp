@@ -10,5 +10,7 @@ void add_plan_command(CLI::App& app);
 void add_compile_command(CLI::App& app);
 void add_cubins_command(CLI::App& app);
 void add_gpu_command(CLI::App& app);
+void add_merge_command(CLI::App& app);
+void add_bake_command(CLI::App& app);
 
 }  // namespace ktune::cli

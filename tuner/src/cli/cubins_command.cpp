@@ -1,5 +1,6 @@
 // `ktune cubins MANIFEST [--json] [--out FILE]`: what the build made of a kernel's configs:
-// how many compiled, which failed (with their logs), and the compiler time spent.
+// how many compiled, which failed (with their logs), the compiler time spent, and the
+// kernel hash that tuning DB fingerprints carry for this version of the kernel.
 #include <algorithm>
 #include <filesystem>
 #include <iomanip>
@@ -9,6 +10,7 @@
 
 #include "cli/commands.hpp"
 #include "ktune/compile_record.hpp"
+#include "ktune/fingerprint.hpp"
 #include "ktune/manifest.hpp"
 
 namespace ktune::cli {
@@ -46,7 +48,8 @@ void run(const CubinsOptions& o) {
   nlohmann::json summary = {{"kernel", m.kernel},     {"configs", m.configs.size()},
                             {"compiled", ok},         {"compile_failed", failed},
                             {"not_built", missing},   {"compiler_cpu_s", cpu},
-                            {"compiler_wall_s", wall}, {"failures", failures}};
+                            {"compiler_wall_s", wall}, {"failures", failures},
+                            {"kernel_hash", kernel_hash(o.manifest)}};
   if (!o.out.empty()) write_file_atomic(o.out, summary.dump(2) + "\n");
   if (o.json) {
     std::cout << summary.dump(2) << "\n";

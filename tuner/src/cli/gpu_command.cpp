@@ -7,6 +7,7 @@
 
 #include "cli/commands.hpp"
 #include "ktune/driver.hpp"
+#include "ktune/fingerprint.hpp"
 #include "ktune/manifest.hpp"
 
 namespace ktune::cli {

@@ -99,6 +99,8 @@ struct Snapshot {
   json doc;
   std::string corrupt;  // why the whole file cannot be trusted; empty when it can
   std::string skipped;  // entries dropped from an otherwise good file
+  std::size_t skipped_count = 0;
+  std::string first_skipped;
   Stamp stamp{};
 };
 
@@ -144,6 +146,9 @@ class Normalizer {
     }
     return doc;
   }
+
+  std::size_t count() const { return count_; }
+  const std::string& first() const { return first_; }
 
   std::string summary(const fs::path& path) const {
     if (count_ == 0) return "";
@@ -199,8 +204,9 @@ class Normalizer {
 };
 
 // Throws Error only when the file exists but cannot be read: that is the machine's
-// problem (permissions), not the file's, so it is neither trusted nor moved.
-Snapshot read_snapshot(const fs::path& path, const std::string& kernel) {
+// problem (permissions), not the file's, so it is neither trusted nor moved. A null
+// `kernel` accepts the file's own.
+Snapshot read_snapshot(const fs::path& path, const std::string* kernel) {
   Snapshot s;
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
@@ -247,7 +253,11 @@ Snapshot read_snapshot(const fs::path& path, const std::string& kernel) {
     s.corrupt = std::string("it is not valid JSON (") + e.what() + ")";
     return s;
   }
-  Normalizer normalizer(kernel);
+  // Without an expected kernel the file's own is taken; a missing one is still refused.
+  std::string own_kernel;
+  if (!kernel && raw.is_object())
+    if (auto it = raw.find("kernel"); it != raw.end() && it->is_string()) own_kernel = *it;
+  Normalizer normalizer(kernel ? *kernel : own_kernel);
   try {
     s.doc = normalizer.run(raw);
   } catch (const Error& e) {
@@ -258,6 +268,8 @@ Snapshot read_snapshot(const fs::path& path, const std::string& kernel) {
     return s;
   }
   s.skipped = normalizer.summary(path);
+  s.skipped_count = normalizer.count();
+  s.first_skipped = normalizer.first();
   return s;
 }
 
@@ -328,6 +340,14 @@ std::string key_id(const std::map<std::string, int64_t>& key) {
   return id;
 }
 
+Db::Loaded Db::load_document(const std::filesystem::path& path) {
+  Snapshot s = read_snapshot(path, nullptr);
+  if (!s.exists)
+    throw Error(path.string() + ": no such tuning DB; check the path");
+  if (!s.corrupt.empty()) throw Error(path.string() + ": not a usable tuning DB: " + s.corrupt);
+  return {std::move(s.doc), s.skipped_count, std::move(s.first_skipped)};
+}
+
 Db::Db(std::filesystem::path path, std::string kernel)
     : path_(std::move(path)), kernel_(std::move(kernel)), doc_(empty_doc(kernel_)) {
   reload();
@@ -344,12 +364,12 @@ void Db::reload() {
   }
   LockFile lock(with_suffix(path_, ".lock"));
   lock.acquire(LOCK_SH);
-  Snapshot s = read_snapshot(path_, kernel_);
+  Snapshot s = read_snapshot(path_, &kernel_);
   if (!s.corrupt.empty()) {
     // Moving a file aside needs the exclusive lock, and a look at what is there now:
     // a writer may have replaced the bad file while this reader waited.
     lock.acquire(LOCK_EX);
-    s = read_snapshot(path_, kernel_);
+    s = read_snapshot(path_, &kernel_);
     if (!s.corrupt.empty()) warning_ = set_aside(path_, s.corrupt);
   }
   if (!s.skipped.empty()) warning_ = s.skipped;
@@ -405,7 +425,7 @@ void Db::record(const Fingerprint& fp, const std::string& key, const std::string
 
   // Another tuner may have written since this one last looked: merge into its file.
   if (stamp_ == Stamp{} || stamp_of(path_) != stamp_) {
-    Snapshot s = read_snapshot(path_, kernel_);
+    Snapshot s = read_snapshot(path_, &kernel_);
     if (!s.corrupt.empty()) warning_ = set_aside(path_, s.corrupt);
     if (!s.skipped.empty()) warning_ = s.skipped;
     doc_ = s.exists && s.corrupt.empty() ? std::move(s.doc) : empty_doc(kernel_);

@@ -1,5 +1,7 @@
 #include "ktune/fingerprint.hpp"
 
+#include "ktune/driver.hpp"
+
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
@@ -229,21 +231,22 @@ std::string kernel_hash(const std::string& manifest_path) {
     return fs::path(p).is_absolute() ? fs::path(p) : dir / p;
   };
 
+  // Where the tree lives is no input of a measurement: the hash covers contents, not paths,
+  // so a DB tuned in one checkout (or shipped in the project) matches another. Headers of
+  // the CUDA toolkit and the system are left out too; the nvcc version is a field of the
+  // fingerprint itself.
   Fnv1a h;
-  h.field("ktune.kernel_hash.v1");
-  h.field(m.source);
+  h.field("ktune.kernel_hash.v2");
+  h.field(fs::path(m.source).filename().string());
   auto source = read_bytes(resolve(m.source));
   if (!source)
     throw Error(manifest_path + ": the kernel source " + m.source +
                 " does not exist; fix SOURCE in ktune_add_kernel() or restore the file");
   h.field(*source);
 
-  h.field(m.compile.nvcc);
   h.field(m.compile.arch);
   h.number(m.compile.flags.size());
   for (const auto& f : m.compile.flags) h.field(f);
-  h.number(m.compile.include_dirs.size());
-  for (const auto& d : m.compile.include_dirs) h.field(d);
   h.number(m.spec.parameters.size());
   for (const auto& p : m.spec.parameters) {
     h.field(p.name);
@@ -253,7 +256,7 @@ std::string kernel_hash(const std::string& manifest_path) {
   h.number(m.spec.constraints.size());
   for (const auto& c : m.spec.constraints) h.field(c);
 
-  std::set<std::string> headers;  // sorted: the hash does not depend on directory order
+  std::set<std::string> headers;
   std::unordered_set<std::string> seen_lists;
   std::error_code ec;
   for (fs::directory_iterator it(dir / "deps", ec), end; !ec && it != end; it.increment(ec)) {
@@ -263,15 +266,49 @@ std::string kernel_hash(const std::string& manifest_path) {
     if (!seen_lists.insert(std::string(after_first_rule_colon(*text))).second) continue;
     add_depfile_inputs(*text, headers);
   }
-  h.number(headers.size());
+  const fs::path toolkit = fs::path(m.compile.nvcc).parent_path().parent_path();
+  auto is_system = [&](const fs::path& p) {
+    const std::string s = p.lexically_normal().string();
+    auto under = [&](const fs::path& root) {
+      const std::string r = root.lexically_normal().string();
+      return !r.empty() && r != "/" && r != "." && s.rfind(r + "/", 0) == 0;
+    };
+    return under(toolkit) || under("/usr/include") || under("/usr/lib") || under("/usr/local/cuda");
+  };
+  // Each header as the hash of its name and contents, sorted: independent of directories
+  // and of the order nvcc lists them.
+  std::set<std::string> header_digests;
   for (const auto& header : headers) {
-    h.field(header);
-    // A header gone since the last build: that build is stale and will run again.
-    auto bytes = read_bytes(resolve(header));
-    h.number(bytes ? 1 : 0);
-    if (bytes) h.field(*bytes);
+    const fs::path path = resolve(header);
+    if (path == resolve(m.source) || is_system(path)) continue;
+    auto bytes = read_bytes(path);  // a header gone since the last build: that build reruns
+    Fnv1a one;
+    one.field(path.filename().string());
+    one.number(bytes ? 1 : 0);
+    if (bytes) one.field(*bytes);
+    header_digests.insert(one.hex());
   }
+  h.number(header_digests.size());
+  for (const auto& d : header_digests) h.field(d);
   return h.hex();
+}
+
+GpuIdentity query_gpu(const Driver& d, int device) {
+  GpuIdentity g;
+  char name[256] = {};
+  d.check(d.cuDeviceGetName(name, sizeof name, device), "reading the GPU's name");
+  g.name = name;
+  auto attr = [&](CUdevice_attribute a) {
+    int v = 0;
+    d.check(d.cuDeviceGetAttribute(&v, a, device), "reading a GPU attribute");
+    return v;
+  };
+  g.cc_major = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+  g.cc_minor = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+  g.sm_count = attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+  g.l2_bytes = static_cast<uint64_t>(attr(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE));
+  d.check(d.cuDriverGetVersion(&g.driver_version), "reading the driver version");
+  return g;
 }
 
 }  // namespace ktune

@@ -85,24 +85,6 @@ void Driver::check(CUresult r, const std::string& what) const {
   if (r != CUDA_SUCCESS) throw CudaError(what + ": " + describe(r), r);
 }
 
-GpuIdentity query_gpu(const Driver& d, CUdevice device) {
-  GpuIdentity g;
-  char name[256] = {};
-  d.check(d.cuDeviceGetName(name, sizeof name, device), "reading the GPU's name");
-  g.name = name;
-  auto attr = [&](CUdevice_attribute a) {
-    int v = 0;
-    d.check(d.cuDeviceGetAttribute(&v, a, device), "reading a GPU attribute");
-    return v;
-  };
-  g.cc_major = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
-  g.cc_minor = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
-  g.sm_count = attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
-  g.l2_bytes = static_cast<uint64_t>(attr(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE));
-  d.check(d.cuDriverGetVersion(&g.driver_version), "reading the driver version");
-  return g;
-}
-
 bool is_sticky(CUresult r) {
   switch (r) {
     case CUDA_ERROR_ILLEGAL_ADDRESS:

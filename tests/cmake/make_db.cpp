@@ -1,0 +1,40 @@
+// Writes one measurement into a tuning DB, as a tuner on some GPU would have: for tests
+// of the bake step without a GPU.
+// usage: make_db <db file> <kernel> <kernel hash> <GPU name> <sm count> <config id> <ms> [<key>]
+//   <key>: "M=1024 N=512" (default: no key dimensions)
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "ktune/db.hpp"
+#include "ktune/parameter.hpp"
+
+int main(int argc, char** argv) {
+  if (argc < 8) {
+    std::fprintf(stderr, "usage: %s <db> <kernel> <kernel hash> <GPU> <SMs> <config id> <ms> [<key>]\n", argv[0]);
+    return 2;
+  }
+  try {
+    ktune::Fingerprint fp;
+    fp.kernel_hash = argv[3];
+    fp.nvcc_version = "13.0.0";
+    fp.gpu.name = argv[4];
+    fp.gpu.cc_major = 9;
+    fp.gpu.sm_count = std::atoi(argv[5]);
+    fp.gpu.driver_version = 13000;
+    std::map<std::string, int64_t> key;
+    if (argc > 8)
+      for (const auto& [name, value] : ktune::parse_assignments(argv[8])) key[name] = value;
+    ktune::Measurement m;
+    m.median_ms = std::atof(argv[7]);
+    m.samples_ms = {m.median_ms, m.median_ms, m.median_ms};
+    ktune::Db(argv[1], argv[2]).record(fp, ktune::key_id(key), argv[6], nlohmann::json::object(), m);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "make_db: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,185 @@
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <deque>
+#include <map>
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
+#include "ktune/bake.hpp"
+#include "ktune/db.hpp"
+#include "ktune/error.hpp"
+#include "ktune/measurement.hpp"
+
+namespace ktune {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+// "K=1024,M=1024,N=1024" in `dims` order, or nothing when it names other dimensions.
+std::optional<std::vector<int64_t>> parse_key(const std::string& text,
+                                              const std::vector<std::string>& dims) {
+  if (text.empty()) return dims.empty() ? std::optional<std::vector<int64_t>>(std::vector<int64_t>{}) : std::nullopt;
+  std::map<std::string, int64_t> values;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t end = text.find(',', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string part = text.substr(start, end - start);
+    const std::size_t eq = part.find('=');
+    if (eq == std::string::npos) return std::nullopt;
+    int64_t v = 0;
+    const char* first = part.data() + eq + 1;
+    const char* last = part.data() + part.size();
+    auto [ptr, ec] = std::from_chars(first, last, v);
+    if (ec != std::errc() || ptr != last || first == last) return std::nullopt;
+    if (!values.emplace(part.substr(0, eq), v).second) return std::nullopt;
+    start = end + 1;
+  }
+  if (values.size() != dims.size()) return std::nullopt;
+  std::vector<int64_t> out;
+  for (const auto& d : dims) {
+    auto it = values.find(d);
+    if (it == values.end()) return std::nullopt;
+    out.push_back(it->second);
+  }
+  return out;
+}
+
+struct Candidate {
+  Fingerprint fp;
+  const json* keys;
+  std::string file;
+  std::size_t ok = 0;
+};
+
+// The tuned table of one fingerprint: per key the fastest ok config that compiled here.
+BakeTable make_table(const Candidate& c, const BakePlan& plan, const std::set<std::string>& compiled,
+                     std::vector<std::string>& warnings) {
+  BakeTable t;
+  t.gpu = c.fp.gpu;
+  t.source = c.file;
+  std::map<std::string, std::vector<double>> ratios;  // config -> time / key's best, per key
+  std::size_t bad_keys = 0;
+  for (const auto& [key_text, configs] : c.keys->items()) {
+    auto key = parse_key(key_text, plan.key_dims);
+    if (!key) {
+      ++bad_keys;
+      continue;
+    }
+    std::map<std::string, double> times;
+    for (const auto& [id, rec] : configs.items()) {
+      if (!compiled.count(id)) continue;
+      Measurement m = Measurement::from_json(rec.at("measurement"));
+      if (m.status != Status::Ok || m.abandoned || !std::isfinite(m.median_ms) || m.median_ms <= 0) continue;
+      times[id] = m.median_ms;
+    }
+    if (times.empty()) continue;
+    auto best = std::min_element(times.begin(), times.end(),
+                                 [](const auto& a, const auto& b) { return a.second < b.second; });
+    t.entries.push_back({*key, best->first, best->second});
+    for (const auto& [id, ms] : times) ratios[id].push_back(ms / best->second);
+  }
+  if (bad_keys)
+    warnings.push_back(c.file + ": " + std::to_string(bad_keys) + " key(s) whose dimensions are not the kernel's KEYS (" +
+                       std::to_string(plan.key_dims.size()) + " dimensions) were skipped");
+  // Common best: of the configs measured ok on every key, the smallest geometric mean of
+  // slowdowns against each key's best.
+  double best_score = INFINITY;
+  for (const auto& [id, r] : ratios) {
+    if (r.size() != t.entries.size()) continue;
+    double score = 0;
+    for (double x : r) score += std::log(x);
+    if (score < best_score) {
+      best_score = score;
+      t.common_best = id;
+    }
+  }
+  if (t.common_best.empty() && !t.entries.empty()) t.common_best = t.entries.front().config_id;
+  return t;
+}
+
+}  // namespace
+
+json BakePlan::to_json() const {
+  json tables_json = json::array();
+  for (const auto& t : tables) {
+    json entries = json::array();
+    for (const auto& e : t.entries) entries.push_back({{"key", e.key}, {"config", e.config_id}, {"best_ms", e.best_ms}});
+    tables_json.push_back({{"gpu", t.gpu.to_json()}, {"source", t.source}, {"common_best", t.common_best},
+                           {"entries", entries}});
+  }
+  return {{"kernel", kernel}, {"key_dims", key_dims}, {"tables", tables_json}, {"warnings", warnings}, {"note", note}};
+}
+
+BakePlan plan_bake(const Manifest& m, const std::string& kernel_hash, const std::vector<fs::path>& db_dirs,
+                   const std::set<std::string>& compiled) {
+  BakePlan plan;
+  plan.kernel = m.kernel;
+  if (!m.keys.empty())
+    for (const auto& [name, value] : m.keys.front()) plan.key_dims.push_back(name);
+
+  std::set<std::string> taken;  // GPU models already given a table by an earlier directory
+  std::size_t stale = 0;
+  std::deque<json> documents;  // kept alive and in place: candidates point into them
+  for (const fs::path& dir : db_dirs) {
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) continue;
+    std::vector<fs::path> files;
+    for (const auto& f : fs::directory_iterator(dir, ec))
+      if (f.path().extension() == ".json" && f.is_regular_file(ec)) files.push_back(f.path());
+    std::sort(files.begin(), files.end());
+    std::map<std::string, Candidate> best;  // by GPU model: the fingerprint with most ok results
+    for (const fs::path& file : files) {
+      Db::Loaded loaded;
+      try {
+        loaded = Db::load_document(file);
+      } catch (const Error& e) {
+        plan.warnings.push_back(std::string("skipped ") + e.what());
+        continue;
+      }
+      if (loaded.document.value("kernel", "") != m.kernel) {
+        plan.warnings.push_back("skipped " + file.string() + ": a DB of another kernel");
+        continue;
+      }
+      if (loaded.skipped) plan.warnings.push_back(file.string() + ": " + loaded.first_skipped);
+      documents.push_back(std::move(loaded.document));
+      for (const auto& [digest, slot] : documents.back()["fingerprints"].items()) {
+        Candidate c{Fingerprint::from_json(slot.at("fingerprint")), &slot.at("keys"), file.string()};
+        if (c.fp.kernel_hash != kernel_hash) {
+          ++stale;
+          continue;
+        }
+        const std::string slug = c.fp.gpu.model_slug();
+        if (taken.count(slug)) continue;
+        for (const auto& [key, configs] : c.keys->items())
+          for (const auto& [id, rec] : configs.items())
+            c.ok += rec.at("measurement").value("status", "") == "ok";
+        auto it = best.find(slug);
+        if (it == best.end() || c.ok > it->second.ok) best[slug] = c;
+      }
+    }
+    for (const auto& [slug, c] : best) {
+      BakeTable t = make_table(c, plan, compiled, plan.warnings);
+      if (t.entries.empty()) continue;  // nothing usable here: a later directory may have it
+      taken.insert(slug);
+      plan.tables.push_back(std::move(t));
+    }
+  }
+  if (stale)
+    plan.warnings.push_back(std::to_string(stale) + " fingerprint(s) of an earlier version of the kernel "
+                            "(source, headers, flags or space changed) were not used");
+  if (plan.tables.empty()) {
+    plan.note = "no tuning results for this kernel version: baked the DEFAULT config only";
+  } else {
+    plan.note = "baked";
+    for (std::size_t i = 0; i < plan.tables.size(); ++i)
+      plan.note += std::string(i ? ";" : "") + " " + plan.tables[i].gpu.name + " (" +
+                   std::to_string(plan.tables[i].entries.size()) + " keys, from " + plan.tables[i].source + ")";
+  }
+  return plan;
+}
+
+}  // namespace ktune

@@ -1,0 +1,66 @@
+#include "dispatch/online_cache.hpp"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace ktune {
+namespace {
+
+std::string default_path() {
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+    return std::string(xdg) + "/ktune/online.tsv";
+  if (const char* home = std::getenv("HOME"); home && *home)
+    return std::string(home) + "/.cache/ktune/online.tsv";
+  return "ktune-online.tsv";
+}
+
+std::string key_text(std::span<const int64_t> key) {
+  std::string s;
+  for (int64_t v : key) s += (s.empty() ? "" : ",") + std::to_string(v);
+  return s;
+}
+
+// Names with tabs or newlines would break the line format; they are never cached.
+bool storable(const std::string& s) { return s.find_first_of("\t\n\r") == std::string::npos; }
+
+}  // namespace
+
+OnlineCache::OnlineCache(std::string path) : path_(path.empty() ? default_path() : std::move(path)) {
+  std::ifstream in(path_);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    std::string kernel, gpu, key, id;
+    if (std::getline(fields, kernel, '\t') && std::getline(fields, gpu, '\t') &&
+        std::getline(fields, key, '\t') && std::getline(fields, id) && !id.empty())
+      choices_[{kernel, gpu, key}] = id;
+  }
+}
+
+std::optional<std::string> OnlineCache::find(const std::string& kernel, const std::string& gpu,
+                                             std::span<const int64_t> key) const {
+  auto it = choices_.find({kernel, gpu, key_text(key)});
+  if (it == choices_.end()) return std::nullopt;
+  return it->second;
+}
+
+void OnlineCache::store(const std::string& kernel, const std::string& gpu,
+                        std::span<const int64_t> key, const std::string& config_id) {
+  if (!storable(kernel) || !storable(gpu) || !storable(config_id)) return;
+  choices_[{kernel, gpu, key_text(key)}] = config_id;
+  std::error_code ec;
+  std::filesystem::create_directories(std::filesystem::path(path_).parent_path(), ec);
+  const std::string line = kernel + "\t" + gpu + "\t" + key_text(key) + "\t" + config_id + "\n";
+  // One write() with O_APPEND: lines from concurrent processes do not interleave.
+  int fd = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) return;
+  [[maybe_unused]] ssize_t n = ::write(fd, line.data(), line.size());
+  ::close(fd);
+}
+
+}  // namespace ktune
