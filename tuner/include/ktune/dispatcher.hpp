@@ -62,7 +62,12 @@ class Dispatcher {
     if (r.online_pending.load(std::memory_order_acquire))
       return launch_online(key, LaunchTemplate(launch_template), stream);
     Launch l = launch_template(r.config);
-    run(r, l, stream);
+    if (run(r, l, stream, /*may_retry=*/true)) return;
+    // The context this thread last used was destroyed and another made at its address:
+    // resolve afresh, once.
+    const Resolved& again = resolve(key);
+    Launch l2 = launch_template(again.config);
+    run(again, l2, stream, false);
   }
   template <typename F>
   void launch(std::initializer_list<int64_t> key, F&& launch_template, CUstream stream = nullptr) {
@@ -85,7 +90,9 @@ class Dispatcher {
   struct State;
 
   const Resolved& resolve(std::span<const int64_t> key);
-  void run(const Resolved& r, Launch& l, CUstream stream);
+  // Launches; throws on failure. With may_retry, returns false instead (after forgetting
+  // this thread's cached context) when the failure says the context is gone.
+  bool run(const Resolved& r, Launch& l, CUstream stream, bool may_retry = false);
   void launch_online(std::span<const int64_t> key, const LaunchTemplate& t, CUstream stream);
 
   const BakedKernel& kernel_;

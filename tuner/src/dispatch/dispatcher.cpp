@@ -39,6 +39,20 @@ constexpr std::size_t kFastEntries = 4;
 thread_local FastEntry fast_cache[kFastEntries];
 thread_local std::size_t fast_next = 0;
 
+// The id of the context this thread last launched in: cuCtxGetId is asked only when the
+// current context changes. (A context destroyed and re-created at the same address is
+// caught by the launch failing; see Dispatcher::run.)
+struct LastContext {
+  CUcontext handle = nullptr;
+  unsigned long long id = 0;
+};
+thread_local LastContext last_context;
+
+void forget_thread_caches() {
+  last_context = {};
+  for (FastEntry& e : fast_cache) e = {};
+}
+
 bool env_flag(const char* name) {
   const char* v = std::getenv(name);
   return v && *v && std::strcmp(v, "0") != 0;
@@ -76,7 +90,8 @@ std::string describe_config(const BakedKernel& k, int32_t index) {
 // The context launches go to: the current one, or device 0's primary context.
 CUcontext current_context(const Driver& d, const char* kernel) {
   CUcontext ctx = nullptr;
-  d.check(d.cuCtxGetCurrent(&ctx), std::string(kernel) + ": reading the current context");
+  const CUresult r = d.cuCtxGetCurrent(&ctx);  // every launch: no message built unless it fails
+  if (r != CUDA_SUCCESS) d.check(r, std::string(kernel) + ": reading the current context");
   if (ctx) return ctx;
   CUdevice dev = 0;
   d.check(d.cuDeviceGet(&dev, 0), std::string(kernel) + ": opening GPU 0");
@@ -113,8 +128,12 @@ Choice Dispatcher::choice(std::span<const int64_t> key) { return resolve(key).ch
 const Dispatcher::Resolved& Dispatcher::resolve(std::span<const int64_t> key) {
   const Driver& d = driver_or_throw(kernel_.name);
   CUcontext ctx = current_context(d, kernel_.name);
-  unsigned long long ctx_id = 0;
-  d.check(d.cuCtxGetId(ctx, &ctx_id), std::string(kernel_.name) + ": reading the context's id");
+  if (ctx != last_context.handle || last_context.id == 0) {
+    unsigned long long id = 0;
+    d.check(d.cuCtxGetId(ctx, &id), std::string(kernel_.name) + ": reading the context's id");
+    last_context = {ctx, id};
+  }
+  const unsigned long long ctx_id = last_context.id;
 
   const bool fast = key.size() <= 8;
   if (fast)
@@ -185,7 +204,7 @@ const Dispatcher::Resolved& Dispatcher::resolve(std::span<const int64_t> key) {
   return *slot;
 }
 
-void Dispatcher::run(const Resolved& r, Launch& l, CUstream stream) {
+bool Dispatcher::run(const Resolved& r, Launch& l, CUstream stream, bool may_retry) {
   const Driver& d = driver_or_throw(kernel_.name);
   auto fail = [&](const std::string& what, CUresult res) {
     throw CudaError(std::string(kernel_.name) + ": " + describe_config(kernel_, r.choice.config) + ", " +
@@ -213,7 +232,14 @@ void Dispatcher::run(const Resolved& r, Launch& l, CUstream stream) {
     cfg.numAttrs = 1;
   }
   CUresult res = d.cuLaunchKernelEx(&cfg, r.function, l.args.pointers(), nullptr);
-  if (res != CUDA_SUCCESS) fail("launch", res);
+  if (res == CUDA_SUCCESS) return true;
+  if (may_retry && (res == CUDA_ERROR_INVALID_HANDLE || res == CUDA_ERROR_CONTEXT_IS_DESTROYED ||
+                    res == CUDA_ERROR_INVALID_CONTEXT)) {
+    forget_thread_caches();
+    return false;
+  }
+  fail("launch", res);
+  return false;
 }
 
 }  // namespace ktune
