@@ -60,6 +60,9 @@ grep -q "^N=20000: before common-best on NVIDIA H200 (cubin).*correct" "$work/ap
 KTUNE_NO_CUBINS=1 "$app" 1000000 | tee "$work/app_ptx.txt" || fail "app with PTX only"
 grep -q "^N=1000000: before default (ptx).*correct" "$work/app_ptx.txt" || fail "app: DEFAULT through PTX JIT"
 echo "ok: baked winners, nearest key, common best and PTX JIT all launch and are correct"
+"$app" --threads 16 1000000 3000000 20000 4000037 | tee "$work/app_threads.txt" || fail "app: 16 threads at once"
+grep -q "threads=16 keys=4: 0 wrong elements, 0 errors" "$work/app_threads.txt" || fail "app: threads"
+echo "ok: 16 threads launching 4 keys at once (first uses racing): all correct"
 cache=$work/online.tsv
 KTUNE_ONLINE=1 KTUNE_ONLINE_CACHE=$cache "$app" 3000000 | tee "$work/app_online1.txt" || fail "app online"
 grep -q "^N=3000000: before nearest-key on NVIDIA H200 (cubin), after online.*correct" "$work/app_online1.txt" ||
@@ -74,6 +77,13 @@ cmake --build "$build" >"$work/build2.log" 2>&1 || { cat "$work/build2.log"; fai
 grep -q "ktune: tuning axpb" "$work/build2.log" && { cat "$work/build2.log"; fail "rebuild tuned again"; }
 grep -q "ktune: baking axpb" "$work/build2.log" && { cat "$work/build2.log"; fail "rebuild baked again"; }
 echo "ok: rebuild with nothing changed did no tuning and no baking"
+
+# The tree was last built on another GPU (or driver): tune and bake run again.
+echo '{"gpu": {"name": "NVIDIA A100-SXM4-80GB", "cc_major": 8, "cc_minor": 0}}' >"$build/_ktune/gpu.json"
+cmake --build "$build" >"$work/build_gpu.log" 2>&1 || { cat "$work/build_gpu.log"; fail "build after a GPU change"; }
+grep -q "ktune: tuning axpb" "$work/build_gpu.log" || { cat "$work/build_gpu.log"; fail "another GPU: not tuned again"; }
+grep -q "ktune: baking axpb" "$work/build_gpu.log" || { cat "$work/build_gpu.log"; fail "another GPU: not baked again"; }
+echo "ok: a build tree last built on another GPU tunes and bakes again"
 
 "$build/ktune_axpb_tuner" --manifest "$build/_ktune/axpb/manifest.json" --db-dir "$(dirname "$db")" \
   --key "N=1000000 REF=0" --summary-out "$work/rerun.json" >"$work/rerun.log" 2>&1 || { cat "$work/rerun.log"; fail rerun; }
