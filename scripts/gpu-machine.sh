@@ -28,6 +28,9 @@ build/default/bin/ktune cubins build/default/_ktune/sgemm/manifest.json
 step tests
 ctest --test-dir build/default --output-on-failure -j 8 2>&1 | tail -n 40 | tee "$out/ctest.log"
 
+step demo
+build/default/bin/sgemm_demo 2>&1 | tee "$out/sgemm_demo.txt"
+
 step benchmarks
 wanted=" ${*:-bench_enumerate configure_time compile_parallel tune_breakdown bench_dispatch} "
 bench() { [[ $wanted == *" $1 "* ]] && { step "$1"; "${@:2}" | tee "$out/$1.txt"; }; }
