@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <gtest/gtest.h>
 
 #include <string>
@@ -91,22 +92,54 @@ TEST(Exhaustive, RejectsBadIndices) {
   EXPECT_THROW(s->observe({5, ktune::Status::Ok, 1.0}), ktune::Error);
 }
 
+// A space of 3 configs: one parameter with values 10, 20, 30.
+const ktune::SearchSpace& three() {
+  static const std::vector<int64_t> rows = {10, 20, 30};
+  static const ktune::SearchSpace space({{"X", {10, 20, 30}}}, rows);
+  return space;
+}
+
 TEST(MakeStrategy, ExhaustiveByName) {
-  auto s = make_strategy("exhaustive", 3, 1, 0);
+  auto s = make_strategy("exhaustive", {three(), 1, 0});
   EXPECT_EQ(s->name(), "exhaustive");
   EXPECT_EQ(s->propose(10), (Idx{1, 0, 2}));
-  EXPECT_THROW(make_strategy("exhaustive", 3, 3, 0), ktune::Error);
+  EXPECT_THROW(make_strategy("exhaustive", {three(), 3, 0}), ktune::Error);
 }
 
 TEST(MakeStrategy, UnknownNameListsKnownOnes) {
   try {
-    make_strategy("anneal", 3, 0, 0);
+    make_strategy("anneal", {three(), 0, 0});
     FAIL() << "expected ktune::Error";
   } catch (const ktune::Error& e) {
     std::string what = e.what();
     EXPECT_NE(what.find("'anneal'"), std::string::npos) << what;
     EXPECT_NE(what.find("known: exhaustive"), std::string::npos) << what;
   }
-  EXPECT_THROW(make_strategy("", 3, 0, 0), ktune::Error);
-  EXPECT_THROW(make_strategy("Exhaustive", 3, 0, 0), ktune::Error);  // names are exact
+  EXPECT_THROW(make_strategy("", {three(), 0, 0}), ktune::Error);
+  EXPECT_THROW(make_strategy("Exhaustive", {three(), 0, 0}), ktune::Error);  // names are exact
+}
+
+// A 3x3 grid with the centre missing: positions, lookup and neighbourhoods.
+TEST(SearchSpace, PositionsLookupAndNeighbours) {
+  std::vector<int64_t> rows;
+  for (int64_t a : {1, 2, 4})
+    for (int64_t b : {8, 16, 32})
+      if (!(a == 2 && b == 16)) rows.insert(rows.end(), {a, b});
+  const ktune::SearchSpace s({{"A", {1, 2, 4}}, {"B", {8, 16, 32}}}, rows);
+  ASSERT_EQ(s.size(), 8u);
+  EXPECT_EQ(s.width(), 2u);
+  EXPECT_EQ(s.value(3, 0), 2);  // rows: (1,8) (1,16) (1,32) (2,8) (2,32) (4,8) ...
+  EXPECT_EQ(s.value(3, 1), 8);
+  const uint32_t corner[] = {2, 2}, centre[] = {1, 1};
+  EXPECT_EQ(s.find(corner), std::optional<std::size_t>(7));
+  EXPECT_EQ(s.find(centre), std::nullopt);
+  // (1,16) at index 1: adjacent (1,8), (1,32); its neighbour (2,16) is not valid.
+  auto adj = s.adjacent(1);
+  std::sort(adj.begin(), adj.end());
+  EXPECT_EQ(adj, (Idx{0, 2}));
+  // (1,8) at index 0: Hamming neighbours (1,16) (1,32) (2,8) (4,8).
+  auto ham = s.hamming(0);
+  std::sort(ham.begin(), ham.end());
+  EXPECT_EQ(ham, (Idx{1, 2, 3, 5}));
+  EXPECT_THROW(ktune::SearchSpace({{"A", {1}}}, std::vector<int64_t>{2}), ktune::Error);
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ktune/measurement.hpp"
+#include "ktune/search_space.hpp"
 
 namespace ktune {
 
@@ -39,8 +40,17 @@ class Strategy {
 // time sets the timeout and the early-abandon bar for the rest.
 std::unique_ptr<Strategy> make_exhaustive(std::size_t size, std::size_t first, uint64_t seed);
 
-// By name ("exhaustive"); throws Error listing the known names.
-std::unique_ptr<Strategy> make_strategy(const std::string& name, std::size_t size,
-                                        std::size_t first, uint64_t seed);
+// What every strategy is made from. `space` outlives the strategy.
+struct StrategyContext {
+  const SearchSpace& space;
+  std::size_t first = 0;                   // the DEFAULT config: proposed first
+  uint64_t seed = 0;                       // same seed, same observations: same proposals
+  std::optional<std::size_t> budget;       // evaluations the caller will allow, if known
+};
+
+// By name ("exhaustive", ...); throws Error listing the known names.
+std::unique_ptr<Strategy> make_strategy(const std::string& name, const StrategyContext& context);
+// The names make_strategy knows, in the order the docs list them.
+std::vector<std::string> strategy_names();
 
 }  // namespace ktune

@@ -7,8 +7,11 @@
 namespace ktune {
 namespace {
 
-using Factory = std::unique_ptr<Strategy> (*)(std::size_t size, std::size_t first,
-                                              uint64_t seed);
+using Factory = std::unique_ptr<Strategy> (*)(const StrategyContext& context);
+
+std::unique_ptr<Strategy> exhaustive(const StrategyContext& c) {
+  return make_exhaustive(c.space.size(), c.first, c.seed);
+}
 
 struct Entry {
   const char* name;
@@ -16,15 +19,20 @@ struct Entry {
 };
 
 constexpr Entry kStrategies[] = {
-    {"exhaustive", &make_exhaustive},
+    {"exhaustive", &exhaustive},
 };
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_strategy(const std::string& name, std::size_t size,
-                                        std::size_t first, uint64_t seed) {
+std::vector<std::string> strategy_names() {
+  std::vector<std::string> out;
+  for (const Entry& e : kStrategies) out.push_back(e.name);
+  return out;
+}
+
+std::unique_ptr<Strategy> make_strategy(const std::string& name, const StrategyContext& context) {
   for (const Entry& e : kStrategies)
-    if (name == e.name) return e.make(size, first, seed);
+    if (name == e.name) return e.make(context);
   std::string known;
   for (const Entry& e : kStrategies) known += std::string(known.empty() ? "" : ", ") + e.name;
   throw Error("unknown search strategy '" + name + "' (known: " + known + ")");

@@ -155,11 +155,15 @@ int tune(const TuneOptions& o) {
   std::vector<std::string> names;
   for (const auto& p : m.spec.parameters) names.push_back(p.name);
 
+  std::vector<int64_t> rows;
+  for (const auto& c : m.configs) rows.insert(rows.end(), c.values.begin(), c.values.end());
+  const SearchSpace search_space(m.spec.parameters, rows);
+
   std::vector<KeySummary> summaries;
   for (const auto& key : o.keys) {
     KeySummary ks;
     ks.key = key_id(key);
-    auto strategy = make_strategy(o.strategy, m.configs.size(), default_index, o.seed);
+    auto strategy = make_strategy(o.strategy, {search_space, default_index, o.seed, o.budget.evaluations});
     Progress progress(m.kernel + " [" + ks.key + "]", m.configs.size());
     const auto key_start = Clock::now();
     double default_seconds = -1;
