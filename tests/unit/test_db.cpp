@@ -123,6 +123,30 @@ TEST(Db, RoundTripThroughTheFile) {
   EXPECT_EQ(entry["keys"][kKey]["aaaa"]["measurement"]["status"], "ok");
 }
 
+// Many records, one write; a batch with one bad entry records none of them.
+TEST(Db, RecordManyIsOneWriteAllOrNothing) {
+  TempDir tmp;
+  const fs::path path = tmp.path() / "sgemm.json";
+  std::vector<ktune::DbRecord> batch;
+  for (int i = 0; i < 50; ++i)
+    batch.push_back({fingerprint(), kKey, "c" + std::to_string(i), {{"TM", i}}, timed(1 + i)});
+  batch.push_back({fingerprint("NVIDIA H100"), "K=1,M=1,N=1", "c0", {{"TM", 1}}, timed(9)});
+  {
+    ktune::Db db(path, "sgemm");
+    db.record_many(batch);
+  }
+  ktune::Db db(path, "sgemm");
+  for (int i = 0; i < 50; ++i) EXPECT_TRUE(db.find(fingerprint(), kKey, "c" + std::to_string(i))) << i;
+  EXPECT_TRUE(db.find(fingerprint("NVIDIA H100"), "K=1,M=1,N=1", "c0"));
+  const std::string before = read(path);
+
+  std::vector<ktune::DbRecord> bad = {{fingerprint(), kKey, "new", {{"TM", 1}}, timed(1)},
+                                      {fingerprint(), kKey, "nested", {{"TM", {{"x", 1}}}}, timed(1)}};
+  EXPECT_THROW(db.record_many(bad), ktune::Error);
+  EXPECT_FALSE(db.find(fingerprint(), kKey, "new"));
+  EXPECT_EQ(read(path), before);
+}
+
 TEST(Db, ResumeFindsOnlyWhatWasRecorded) {
   TempDir tmp;
   const fs::path path = tmp.path() / "sgemm.json";

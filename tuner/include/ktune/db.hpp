@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -25,6 +26,15 @@ namespace ktune {
 
 // A key's canonical form: "K=4096,M=4096,N=4096" (names sorted). Keys name rows of the DB.
 std::string key_id(const std::map<std::string, int64_t>& key);
+
+// One measurement to record, for Db::record_many.
+struct DbRecord {
+  Fingerprint fp;
+  std::string key;
+  std::string config_id;
+  nlohmann::json values;
+  Measurement measurement;
+};
 
 class Db {
  public:
@@ -52,6 +62,10 @@ class Db {
 
   // Makes the last write durable (fsync of the file and its directory).
   void sync();
+
+  // Many at once: one lock, one write (a merge of thousands of entries writes once).
+  // All or nothing: when the write fails, none of them is recorded.
+  void record_many(const std::vector<DbRecord>& records);
 
   // Re-reads the file (under the lock) to see what other writers added.
   void reload();

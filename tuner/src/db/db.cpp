@@ -398,16 +398,31 @@ std::optional<Measurement> Db::find(const Fingerprint& fp, const std::string& ke
 
 void Db::record(const Fingerprint& fp, const std::string& key, const std::string& config_id,
                 const json& values, const Measurement& m) {
+  record_many({DbRecord{fp, key, config_id, values, m}});
+}
+
+void Db::record_many(const std::vector<DbRecord>& records) {
+  if (records.empty()) return;
   // Refuse what a later read would drop, before touching the disk.
-  json entry;
-  json fp_json;
-  try {
-    check_values(values);
-    fp_json = Fingerprint::from_json(fp.to_json()).to_json();
-    entry = {{"values", values}, {"measurement", Measurement::from_json(m.to_json()).to_json()}};
-  } catch (const Error& e) {
-    throw Error(path_.string() + ": cannot record config " + config_id + " on key " +
-                shown_name(key) + ": " + e.what() + "; the DB on disk is unchanged");
+  struct Prepared {
+    std::string digest;
+    json fp;
+    const std::string* key;
+    const std::string* id;
+    json entry;
+  };
+  std::vector<Prepared> prepared;
+  prepared.reserve(records.size());
+  for (const DbRecord& r : records) {
+    try {
+      check_values(r.values);
+      prepared.push_back({r.fp.digest(), Fingerprint::from_json(r.fp.to_json()).to_json(), &r.key, &r.config_id,
+                          {{"values", r.values},
+                           {"measurement", Measurement::from_json(r.measurement.to_json()).to_json()}}});
+    } catch (const Error& e) {
+      throw Error(path_.string() + ": cannot record config " + r.config_id + " on key " +
+                  shown_name(r.key) + ": " + e.what() + "; the DB on disk is unchanged");
+    }
   }
 
   if (path_.has_parent_path()) {
@@ -432,31 +447,45 @@ void Db::record(const Fingerprint& fp, const std::string& key, const std::string
     lines_.clear();
   }
 
-  // Added in place; taken out again if the write fails, so memory matches the disk.
-  const std::string digest = fp.digest();
+  // Added in place; taken out again (newest first) if the write fails, so that memory
+  // matches the disk.
+  struct Undo {
+    const Prepared* p;
+    bool had_fp, had_key;
+    std::optional<json> previous;
+  };
+  std::vector<Undo> undo;
+  undo.reserve(prepared.size());
   json& fps = doc_["fingerprints"];
-  const bool had_fp = fps.contains(digest);
-  json& slot = fps[digest];
-  if (!had_fp) slot = {{"fingerprint", std::move(fp_json)}, {"keys", json::object()}};
-  json& keys = slot["keys"];
-  const bool had_key = keys.contains(key);
-  json& configs = keys[key];
-  if (!had_key) configs = json::object();
-  std::optional<json> previous;
-  if (auto it = configs.find(config_id); it != configs.end()) previous = std::move(*it);
-  configs[config_id] = std::move(entry);
-  lines_.erase(line_key(digest, key, config_id));
+  for (Prepared& p : prepared) {
+    const bool had_fp = fps.contains(p.digest);
+    json& slot = fps[p.digest];
+    if (!had_fp) slot = {{"fingerprint", p.fp}, {"keys", json::object()}};
+    json& keys = slot["keys"];
+    const bool had_key = keys.contains(*p.key);
+    json& configs = keys[*p.key];
+    if (!had_key) configs = json::object();
+    std::optional<json> previous;
+    if (auto it = configs.find(*p.id); it != configs.end()) previous = std::move(*it);
+    configs[*p.id] = std::move(p.entry);
+    lines_.erase(line_key(p.digest, *p.key, *p.id));
+    undo.push_back({&p, had_fp, had_key, std::move(previous)});
+  }
 
   const auto now = std::chrono::steady_clock::now();
   const bool durable = now - last_sync_ >= std::chrono::seconds(1);
   try {
     write_atomically(path_, render(), durable);
   } catch (...) {
-    if (previous) configs[config_id] = std::move(*previous);
-    else configs.erase(config_id);
-    if (!had_key) keys.erase(key);
-    if (!had_fp) fps.erase(digest);
-    lines_.erase(line_key(digest, key, config_id));
+    for (auto u = undo.rbegin(); u != undo.rend(); ++u) {
+      json& keys = fps[u->p->digest]["keys"];
+      json& configs = keys[*u->p->key];
+      if (u->previous) configs[*u->p->id] = std::move(*u->previous);
+      else configs.erase(*u->p->id);
+      if (!u->had_key) keys.erase(*u->p->key);
+      if (!u->had_fp) fps.erase(u->p->digest);
+      lines_.erase(line_key(u->p->digest, *u->p->key, *u->p->id));
+    }
     throw;
   }
   if (durable) last_sync_ = now;

@@ -158,6 +158,7 @@ MergeReport merge_dbs(const fs::path& into, const std::vector<fs::path>& inputs)
     if (!db.warning().empty()) report.warnings.push_back(db.warning());
     MergeFileCounts& counts = report.files[name];
     std::set<std::string> keys;
+    std::vector<DbRecord> records;
     for (auto& [digest, entry] : file_plan) {
       for (auto& [key, configs] : entry.keys) {
         keys.insert(key);
@@ -167,15 +168,16 @@ MergeReport merge_dbs(const fs::path& into, const std::vector<fs::path>& inputs)
             ++counts.kept;
             continue;
           }
-          try {
-            db.record(entry.fp, key, id, c.values, c.measurement);
-          } catch (const Error& e) {
-            throw Error(std::string(e.what()) + ". What was merged before it is in place; the "
-                        "same merge run again completes it");
-          }
+          records.push_back({entry.fp, key, id, c.values, c.measurement});
           ++(have ? counts.replaced : counts.added);
         }
       }
+    }
+    try {
+      db.record_many(records);  // one write per destination file
+    } catch (const Error& e) {
+      throw Error(std::string(e.what()) + ". Files merged before this one are in place; the "
+                  "same merge run again completes it");
     }
     counts.keys = keys.size();
   }
