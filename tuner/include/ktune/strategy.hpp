@@ -48,9 +48,23 @@ struct StrategyContext {
   std::optional<std::size_t> budget;       // evaluations the caller will allow, if known
 };
 
+// The sampling strategies (docs/search.md says how each searches). Each proposes the
+// DEFAULT first, never an index twice, at most `budget` configs, and is deterministic for
+// a seed; failures count as evaluations and steer it away. Throw Error when `first` is
+// outside a non-empty space.
+std::unique_ptr<Strategy> make_random(const StrategyContext& context);
+std::unique_ptr<Strategy> make_random_refine(const StrategyContext& context);
+std::unique_ptr<Strategy> make_local(const StrategyContext& context);
+std::unique_ptr<Strategy> make_annealing(const StrategyContext& context);
+std::unique_ptr<Strategy> make_genetic(const StrategyContext& context);
+std::unique_ptr<Strategy> make_bayes(const StrategyContext& context);
+
 // By name ("exhaustive", ...); throws Error listing the known names.
 std::unique_ptr<Strategy> make_strategy(const std::string& name, const StrategyContext& context);
 // The names make_strategy knows, in the order the docs list them.
 std::vector<std::string> strategy_names();
+// The strategy that runs when none is named ("--strategy default"): chosen in this one
+// place, by the evidence in docs/search.md.
+std::string default_strategy_name();
 
 }  // namespace ktune

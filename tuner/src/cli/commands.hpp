@@ -12,5 +12,6 @@ void add_cubins_command(CLI::App& app);
 void add_gpu_command(CLI::App& app);
 void add_merge_command(CLI::App& app);
 void add_bake_command(CLI::App& app);
+void add_simulate_command(CLI::App& app);
 
 }  // namespace ktune::cli

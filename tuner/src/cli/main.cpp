@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   ktune::cli::add_gpu_command(app);
   ktune::cli::add_merge_command(app);
   ktune::cli::add_bake_command(app);
+  ktune::cli::add_simulate_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::RuntimeError& e) {  // a subcommand's own exit status

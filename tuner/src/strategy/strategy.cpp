@@ -20,6 +20,12 @@ struct Entry {
 
 constexpr Entry kStrategies[] = {
     {"exhaustive", &exhaustive},
+    {"random", &make_random},
+    {"random-refine", &make_random_refine},
+    {"local", &make_local},
+    {"annealing", &make_annealing},
+    {"genetic", &make_genetic},
+    {"bayes", &make_bayes},
 };
 
 }  // namespace
@@ -29,6 +35,8 @@ std::vector<std::string> strategy_names() {
   for (const Entry& e : kStrategies) out.push_back(e.name);
   return out;
 }
+
+std::string default_strategy_name() { return "exhaustive"; }
 
 std::unique_ptr<Strategy> make_strategy(const std::string& name, const StrategyContext& context) {
   for (const Entry& e : kStrategies)

@@ -1,0 +1,132 @@
+// How well each search strategy does on recorded spaces, against uniform random search
+// (issue: search strategies). For every Kernel Tuner cache in the data directory, every
+// strategy, seeds 0..S-1 and budgets of 0.5, 1, 2, 5 and 10 % of the space:
+//
+//   score(n) = (R(n) - B(n)) / (R(n) - optimum)
+//
+// R(n): the exact expected best of n uniform random draws without replacement; B(n): the
+// strategy's mean best after n evaluations. 1 = always optimal, 0 = no better than random,
+// negative = worse. A failed config counts as the slowest timed one (so a run that found
+// nothing timed scores as the worst config). Each budget is its own run, so strategies that
+// plan by their budget (random-refine, annealing, genetic, bayes) are judged as used.
+// usage: bench_strategies [--data DIR] [--seeds S] [--strategies a,b,...]
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "ktune/error.hpp"
+#include "ktune/replay.hpp"
+#include "ktune/simulate.hpp"
+#include "ktune/strategy.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+constexpr double kBudgetsPct[] = {0.5, 1, 2, 5, 10};
+
+// E[min of n draws without replacement] over `times` (failures already at the worst time).
+double expected_random_best(std::vector<double> times, std::size_t n) {
+  std::sort(times.begin(), times.end());
+  const double N = static_cast<double>(times.size());
+  double p = static_cast<double>(n) / N;  // P(the minimum is the 1st smallest)
+  double e = 0;
+  for (std::size_t k = 1; k + n <= times.size() + 1; ++k) {
+    e += p * times[k - 1];
+    p *= (N - static_cast<double>(k) - static_cast<double>(n) + 1) / (N - static_cast<double>(k));
+  }
+  return e;
+}
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  for (std::string item; std::getline(in, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  fs::path data = "../shared/data/benchmark_hub";
+  int seeds = 50;
+  std::vector<std::string> strategies = ktune::strategy_names();
+  for (int a = 1; a + 1 < argc; a += 2) {
+    const std::string opt = argv[a];
+    if (opt == "--data") data = argv[a + 1];
+    else if (opt == "--seeds") seeds = std::atoi(argv[a + 1]);
+    else if (opt == "--strategies") strategies = split(argv[a + 1]);
+    else {
+      std::fprintf(stderr, "usage: %s [--data DIR] [--seeds S] [--strategies a,b,...]\n", argv[0]);
+      return 2;
+    }
+  }
+  std::vector<fs::path> files;
+  std::error_code ec;
+  for (const auto& f : fs::directory_iterator(data, ec))
+    if (f.path().string().ends_with(".json.gz")) files.push_back(f.path());
+  std::sort(files.begin(), files.end());
+  if (files.empty()) {
+    std::printf("bench_strategies: no Kernel Tuner caches (*.json.gz) in %s\n", data.c_str());
+    return 1;
+  }
+
+  std::printf("score = (R(n) - B(n)) / (R(n) - optimum), mean best of %d seeds; 1 = optimal, 0 = random\n\n", seeds);
+  std::printf("%-34s %-14s", "space", "strategy");
+  for (double b : kBudgetsPct) std::printf(" %7.1f%%", b);
+  std::printf("   mean  s/seed\n");
+  std::map<std::string, std::vector<double>> all_scores;
+  for (const fs::path& file : files) {
+    const ktune::ReplaySpace space = ktune::ReplaySpace::from_cache_file(file);
+    const auto [best_index, optimum] = space.best();
+    double worst = optimum;
+    for (std::size_t i = 0; i < space.size(); ++i)
+      if (space.outcome(i).status == ktune::Status::Ok) worst = std::max(worst, space.outcome(i).time_ms);
+    std::vector<double> times(space.size());
+    for (std::size_t i = 0; i < space.size(); ++i)
+      times[i] = space.outcome(i).status == ktune::Status::Ok ? space.outcome(i).time_ms : worst;
+    std::vector<std::size_t> budgets;
+    for (double b : kBudgetsPct)
+      budgets.push_back(std::max<std::size_t>(1, static_cast<std::size_t>(b / 100 * space.size() + 0.5)));
+    std::vector<double> random_best;
+    for (std::size_t n : budgets) random_best.push_back(expected_random_best(times, n));
+    const std::string label = file.filename().string().substr(0, 34);
+
+    for (const std::string& strategy : strategies) {
+      std::vector<double> mean_best(budgets.size(), 0);
+      const auto start = std::chrono::steady_clock::now();
+      for (int seed = 0; seed < seeds; ++seed)
+        for (std::size_t b = 0; b < budgets.size(); ++b) {
+          const ktune::SimulationResult r =
+              ktune::simulate(space, strategy, budgets[b], static_cast<uint64_t>(seed));
+          mean_best[b] += (r.best_ms ? *r.best_ms : worst) / seeds;
+        }
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      std::printf("%-34s %-14s", label.c_str(), strategy.c_str());
+      double sum = 0;
+      for (std::size_t b = 0; b < budgets.size(); ++b) {
+        const double score = (random_best[b] - mean_best[b]) / (random_best[b] - optimum);
+        all_scores[strategy].push_back(score);
+        sum += score;
+        std::printf(" %8.3f", score);
+      }
+      std::printf(" %6.3f %7.3f\n", sum / budgets.size(), seconds / seeds);
+    }
+    std::printf("%-34s %-14s", "  (n = evaluations)", "");
+    for (std::size_t n : budgets) std::printf(" %8zu", n);
+    std::printf("   of %zu configs, optimum %.4f ms\n\n", space.size(), optimum);
+  }
+  std::printf("mean score over every space and budget:\n");
+  for (const auto& [strategy, s] : all_scores) {
+    double sum = 0;
+    for (double x : s) sum += x;
+    std::printf("  %-14s %.3f\n", strategy.c_str(), sum / s.size());
+  }
+  return 0;
+}

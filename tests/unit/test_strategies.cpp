@@ -1,0 +1,237 @@
+// The rules every strategy keeps (each config once, DEFAULT first, budget, seeds, failures,
+// degenerate spaces), checked for every name make_strategy knows; then how well the
+// sampling strategies find the optimum of small spaces of known shape.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ktune/error.hpp"
+#include "ktune/strategy.hpp"
+
+using ktune::make_strategy;
+using ktune::Observation;
+using ktune::SearchSpace;
+using ktune::Status;
+using Idx = std::vector<std::size_t>;
+
+namespace {
+
+// Every combination of `dims` parameters with `n` values each, minus those `drop` rejects
+// (the rows are value positions: values are 10 × position, so positions and values differ).
+SearchSpace grid(std::size_t dims, std::size_t n, const std::function<bool(const std::vector<int64_t>&)>& drop = {}) {
+  std::vector<ktune::Parameter> parameters;
+  for (std::size_t k = 0; k < dims; ++k) {
+    ktune::Parameter p{"P" + std::to_string(k), {}};
+    for (std::size_t v = 0; v < n; ++v) p.values.push_back(static_cast<int64_t>(10 * v));
+    parameters.push_back(p);
+  }
+  std::vector<int64_t> rows, position(dims, 0);
+  for (bool more = true; more;) {
+    if (!drop || !drop(position))
+      for (int64_t p : position) rows.push_back(10 * p);
+    more = false;
+    for (std::size_t k = dims; k-- > 0;) {
+      if (++position[k] < static_cast<int64_t>(n)) { more = true; break; }
+      position[k] = 0;
+    }
+  }
+  return SearchSpace(parameters, rows);
+}
+
+// What a config measures: a time, or a failure when the time is negative.
+using Oracle = std::function<double(std::size_t)>;
+
+// Runs a strategy the way the tuner does, one config at a time, to done() or `budget`.
+Idx run(ktune::Strategy& s, const Oracle& oracle, std::size_t budget = SIZE_MAX, std::size_t batch = 1) {
+  Idx all;
+  while (!s.done() && all.size() < budget) {
+    Idx proposed = s.propose(batch);
+    EXPECT_FALSE(proposed.empty()) << s.name() << ": nothing proposed while not done";
+    if (proposed.empty()) break;
+    for (std::size_t i : proposed) {
+      all.push_back(i);
+      const double t = oracle(i);
+      s.observe(t < 0 ? Observation{i, Status::CompileFailed, 0} : Observation{i, Status::Ok, t});
+    }
+  }
+  return all;
+}
+
+// A smooth, slightly anisotropic bowl over 3 parameters x 10 values, its minimum at
+// positions (6, 2, 7), well away from the DEFAULT in the corner (0, 0, 0).
+const SearchSpace& bowl_space() {
+  static const SearchSpace space = grid(3, 10);
+  return space;
+}
+double bowl(std::size_t i) {
+  auto r = bowl_space().row(i);
+  const double d0 = r[0] - 6.0, d1 = r[1] - 2.0, d2 = r[2] - 7.0;
+  return 1.0 + d0 * d0 + 2 * d1 * d1 + 0.5 * d2 * d2;
+}
+std::size_t bowl_optimum() {
+  const uint32_t at[] = {6, 2, 7};
+  return *bowl_space().find(at);
+}
+
+// A deterministic scramble: which configs fail in the failing spaces.
+uint64_t scramble(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+void expect_each_once(const Idx& all, std::size_t size) {
+  std::vector<int> seen(size, 0);
+  for (std::size_t i : all) {
+    ASSERT_LT(i, size);
+    ++seen[i];
+  }
+  for (std::size_t i = 0; i < size; ++i) EXPECT_LE(seen[i], 1) << "index " << i << " proposed twice";
+}
+
+class EveryStrategy : public ::testing::TestWithParam<std::string> {};
+
+}  // namespace
+
+INSTANTIATE_TEST_SUITE_P(Strategies, EveryStrategy, ::testing::ValuesIn(ktune::strategy_names()),
+                         [](const auto& info) {
+                           std::string name = info.param;
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           return name;
+                         });
+
+TEST_P(EveryStrategy, ExhaustsASmallSpaceEachConfigOnceDefaultFirst) {
+  // A 6x6 grid with a constrained corner: 30 configs.
+  const SearchSpace space = grid(2, 6, [](const auto& p) { return p[0] + p[1] > 7; });
+  ASSERT_EQ(space.size(), 30u);
+  for (std::size_t first : {std::size_t{0}, std::size_t{13}, space.size() - 1})
+    for (auto budget : {std::optional<std::size_t>(), std::optional<std::size_t>(space.size())})
+      for (std::size_t batch : {1u, 4u}) {
+        SCOPED_TRACE("first=" + std::to_string(first) + " budget=" + (budget ? "size" : "none") +
+                     " batch=" + std::to_string(batch));
+        auto s = make_strategy(GetParam(), {space, first, 7, budget});
+        EXPECT_EQ(s->name(), GetParam());
+        const Idx all = run(*s, [&](std::size_t i) { return 1.0 + static_cast<double>(i % 7); }, SIZE_MAX, batch);
+        ASSERT_EQ(all.size(), space.size());
+        EXPECT_EQ(all.front(), first);
+        expect_each_once(all, space.size());
+        EXPECT_TRUE(s->done());
+        EXPECT_TRUE(s->propose(5).empty());
+      }
+}
+
+TEST_P(EveryStrategy, StopsAtTheBudget) {
+  auto s = make_strategy(GetParam(), {bowl_space(), 5, 3, 40});
+  const Idx all = run(*s, bowl);
+  if (GetParam() == "exhaustive") return;  // the tuner enforces its budget
+  EXPECT_EQ(all.size(), 40u);
+  EXPECT_TRUE(s->done());
+  expect_each_once(all, bowl_space().size());
+}
+
+TEST_P(EveryStrategy, ProposingAheadOfResultsNeverStalls) {
+  // Proposing again before any result arrives never stalls the tuner.
+  auto s = make_strategy(GetParam(), {bowl_space(), 0, 1, std::nullopt});
+  Idx all;
+  for (int round = 0; round < 3; ++round) {
+    const Idx batch = s->propose(8);
+    EXPECT_EQ(batch.size(), 8u);
+    all.insert(all.end(), batch.begin(), batch.end());
+  }
+  expect_each_once(all, bowl_space().size());
+}
+
+TEST_P(EveryStrategy, SameSeedSameProposals) {
+  // Failures mixed in, so that the strategies' failure paths are deterministic too.
+  const Oracle oracle = [](std::size_t i) { return scramble(i) % 5 == 0 ? -1.0 : bowl(i); };
+  auto sequence = [&](uint64_t seed) {
+    auto s = make_strategy(GetParam(), {bowl_space(), 0, seed, 150});
+    return run(*s, oracle, 150);
+  };
+  EXPECT_EQ(sequence(11), sequence(11));
+  if (GetParam() != "exhaustive") EXPECT_NE(sequence(11), sequence(12));
+}
+
+TEST_P(EveryStrategy, SurvivesASpaceWhereMostConfigsFail) {
+  // 90 % of the configs fail, the DEFAULT among them.
+  const Oracle oracle = [](std::size_t i) { return i == 0 || scramble(i) % 10 != 0 ? -1.0 : bowl(i); };
+  for (uint64_t seed : {1, 2, 3}) {
+    auto s = make_strategy(GetParam(), {bowl_space(), 0, seed, 300});
+    const Idx all = run(*s, oracle, 300);
+    ASSERT_EQ(all.size(), 300u);
+    EXPECT_EQ(all.front(), 0u);
+    expect_each_once(all, bowl_space().size());
+  }
+  // Where everything fails, the search still covers the whole space.
+  auto s = make_strategy(GetParam(), {bowl_space(), 3, 1, std::nullopt});
+  const Idx all = run(*s, [](std::size_t) { return -1.0; });
+  EXPECT_EQ(all.size(), bowl_space().size());
+  expect_each_once(all, bowl_space().size());
+}
+
+TEST_P(EveryStrategy, OneConfigAndEmptySpaces) {
+  const std::vector<int64_t> one_row = {4};
+  const SearchSpace one({{"X", {4}}}, one_row);
+  for (auto budget : {std::optional<std::size_t>(), std::optional<std::size_t>(10)}) {
+    auto s = make_strategy(GetParam(), {one, 0, 1, budget});
+    EXPECT_FALSE(s->done());
+    EXPECT_EQ(s->propose(3), (Idx{0}));
+    s->observe({0, Status::Ok, 2.0});
+    EXPECT_TRUE(s->done());
+    EXPECT_TRUE(s->propose(3).empty());
+  }
+  const SearchSpace empty({{"X", {4}}}, std::vector<int64_t>{});
+  auto s = make_strategy(GetParam(), {empty, 0, 1, std::nullopt});
+  EXPECT_TRUE(s->done());
+  EXPECT_TRUE(s->propose(3).empty());
+}
+
+TEST_P(EveryStrategy, RejectsADefaultOutsideTheSpace) {
+  EXPECT_THROW(make_strategy(GetParam(), {bowl_space(), bowl_space().size(), 1, std::nullopt}), ktune::Error);
+  auto s = make_strategy(GetParam(), {bowl_space(), 0, 1, std::nullopt});
+  EXPECT_THROW(s->observe({bowl_space().size(), Status::Ok, 1.0}), ktune::Error);
+}
+
+// How often each searching strategy finds the exact optimum of the bowl (1000 configs)
+// within a tenth of the space, over 20 seeds (the issue asks for a quarter). Measured:
+// 20/20 for each; the bar of 16 leaves room for changes of settings, not for a strategy
+// that lost its way (random search finds it in 10 % of seeds).
+TEST(StrategyQuality, SearchersFindTheBowlOptimum) {
+  for (const std::string name : {"local", "annealing", "genetic", "bayes", "random-refine"}) {
+    int found = 0;
+    for (uint64_t seed = 1; seed <= 20; ++seed) {
+      auto s = make_strategy(name, {bowl_space(), 0, seed, 100});
+      const Idx all = run(*s, bowl);
+      found += std::find(all.begin(), all.end(), bowl_optimum()) != all.end();
+    }
+    std::cout << name << " found the optimum in " << found << "/20 seeds\n";
+    EXPECT_GE(found, 16) << name;
+  }
+}
+
+// cuTile.jl's refinement pays: with 50 evaluations (5 % of the bowl), random-refine's best
+// is on average better than random search's over 20 seeds (measured: 1.0, the optimum,
+// against 3.5).
+TEST(StrategyQuality, RandomRefineBeatsRandom) {
+  auto mean_best = [](const std::string& name) {
+    double sum = 0;
+    for (uint64_t seed = 1; seed <= 20; ++seed) {
+      auto s = make_strategy(name, {bowl_space(), 0, seed, 50});
+      const Idx all = run(*s, bowl);
+      double best = bowl(all.front());
+      for (std::size_t i : all) best = std::min(best, bowl(i));
+      sum += best;
+    }
+    return sum / 20;
+  };
+  const double random = mean_best("random"), refine = mean_best("random-refine");
+  std::cout << "mean best of 50: random " << random << ", random-refine " << refine << "\n";
+  EXPECT_LT(refine, random);
+}

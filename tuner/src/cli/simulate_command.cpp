@@ -1,0 +1,113 @@
+// `ktune simulate --cache FILE [--strategy NAME] --budget N|P% --seed S [--trace OUT.jsonl]
+// [--json]`: runs a search strategy on a recorded space (a Kernel Tuner cache, or one key
+// of a ktune DB with --db/--key) without a GPU, and says how close it came to the
+// recorded optimum. The trace has one JSON line per evaluation (docs/search.md).
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.hpp"
+#include "ktune/error.hpp"
+#include "ktune/manifest.hpp"
+#include "ktune/replay.hpp"
+#include "ktune/simulate.hpp"
+#include "ktune/strategy.hpp"
+
+namespace ktune::cli {
+namespace {
+
+struct SimulateOptions {
+  std::string cache;
+  std::string db;
+  std::string key;
+  std::string strategy = "default";
+  std::string budget;
+  uint64_t seed = 0;
+  std::string trace;
+  bool json = false;
+};
+
+void run_simulate(const SimulateOptions& o) {
+  if (o.cache.empty() == o.db.empty())
+    throw Error("simulate: give exactly one recording: --cache FILE (Kernel Tuner) or --db FILE");
+  if (!o.key.empty() && o.db.empty())
+    throw Error("simulate: --key selects a key of a ktune DB; it needs --db FILE");
+  const ReplaySpace space =
+      o.cache.empty() ? ReplaySpace::from_db(o.db, o.key) : ReplaySpace::from_cache_file(o.cache);
+  const std::size_t budget = parse_budget(o.budget, space.size(), "--budget");
+
+  std::ostringstream lines;
+  JsonlTrace trace(lines);
+  const SimulationResult r =
+      simulate(space, o.strategy, budget, o.seed, o.trace.empty() ? nullptr : &trace);
+  if (!o.trace.empty()) write_file_atomic(o.trace, lines.str());
+
+  std::size_t failed = 0;
+  for (const Evaluation& e : r.evaluations) failed += e.status != Status::Ok;
+  const std::size_t timed = space.timed();
+  std::optional<std::pair<std::size_t, double>> optimum;
+  if (timed) optimum = space.best();
+  std::optional<double> ratio;
+  if (r.best_ms && optimum && optimum->second > 0) ratio = *r.best_ms / optimum->second;
+
+  if (o.json) {
+    using nlohmann::ordered_json;
+    auto opt = [](const std::optional<double>& v) { return v ? ordered_json(*v) : ordered_json(); };
+    ordered_json doc = {
+        {"file", space.origin()},
+        {"kernel", space.kernel()},
+        {"device", space.device()},
+        {"configs", space.size()},
+        {"timed_configs", timed},
+        {"strategy", r.strategy},
+        {"budget", budget},
+        {"seed", o.seed},
+        {"evaluations", r.evaluations.size()},
+        {"failed", failed},
+        {"best_ms", opt(r.best_ms)},
+        {"best_config", r.best_index ? space.config(*r.best_index) : ordered_json()},
+        {"optimum_ms", optimum ? ordered_json(optimum->second) : ordered_json()},
+        {"optimum_config", optimum ? space.config(optimum->first) : ordered_json()},
+        {"ratio", opt(ratio)}};
+    // Names read from the file need not be UTF-8; dump() would throw on them.
+    std::cout << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    return;
+  }
+  std::cout << std::setprecision(4) << (space.kernel().empty() ? "kernel" : space.kernel())
+            << (space.device().empty() ? "" : " on " + space.device()) << ": "
+            << space.size() << " configs; " << r.strategy << ", seed " << o.seed << ": "
+            << r.evaluations.size() << " evaluations (" << failed << " failed), best ";
+  if (r.best_ms) std::cout << *r.best_ms << " ms"; else std::cout << "none timed";
+  std::cout << " vs recorded optimum ";
+  if (optimum) std::cout << optimum->second << " ms"; else std::cout << "none (nothing timed)";
+  if (ratio) std::cout << " (ratio " << std::fixed << std::setprecision(3) << *ratio << ")";
+  std::cout << "\n";
+}
+
+}  // namespace
+
+void add_simulate_command(CLI::App& app) {
+  auto o = std::make_shared<SimulateOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "simulate", "Run a search strategy on a recorded space (Kernel Tuner cache or ktune DB)");
+  sub->add_option("--cache", o->cache, "Kernel Tuner cache file (.json or .json.gz)");
+  sub->add_option("--db", o->db, "or a ktune DB file (<kernel DB dir>/<GPU>.json)");
+  sub->add_option("--key", o->key, "with --db: the key, e.g. \"M=64,N=64\" (default: its only key)");
+  std::string names;
+  for (const std::string& n : strategy_names()) names += (names.empty() ? "" : ", ") + n;
+  sub->add_option("--strategy", o->strategy,
+                  "search strategy: default (" + default_strategy_name() + " now), " + names);
+  sub->add_option("--budget", o->budget, "evaluations (100) or a share of the space (2%)")
+      ->required();
+  sub->add_option("--seed", o->seed, "random seed: same seed, same evaluations")->required();
+  sub->add_option("--trace", o->trace, "write one JSON line per evaluation to this file");
+  sub->add_flag("--json", o->json, "print the summary as JSON");
+  sub->callback([o] { run_simulate(*o); });
+}
+
+}  // namespace ktune::cli

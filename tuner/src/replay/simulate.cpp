@@ -1,0 +1,104 @@
+#include "ktune/simulate.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "ktune/error.hpp"
+#include "ktune/strategy.hpp"
+
+namespace ktune {
+
+nlohmann::ordered_json trace_record(const ReplaySpace& space, std::size_t n, const Evaluation& e) {
+  using nlohmann::ordered_json;
+  ordered_json line = ordered_json::object();
+  line["n"] = n;
+  line["config"] = space.config(e.index);
+  line["time_ms"] = e.status == Status::Ok ? ordered_json(e.time_ms) : ordered_json(nullptr);
+  line["status"] = to_string(e.status);
+  line["best_ms"] = e.best_ms ? ordered_json(*e.best_ms) : ordered_json(nullptr);
+  return line;
+}
+
+void JsonlTrace::evaluation(const ReplaySpace& space, std::size_t n, const Evaluation& e) {
+  out_ << trace_record(space, n, e).dump() << "\n";
+}
+
+SimulationResult simulate(const ReplaySpace& space, Strategy& strategy, std::size_t budget,
+                          TraceSink* trace) {
+  const std::size_t size = space.size();
+  budget = std::min(budget, size);
+  SimulationResult result;
+  result.strategy = strategy.name();
+  result.evaluations.reserve(budget);
+  std::vector<bool> proposed(size, false);
+  auto broke = [&](const std::string& what) {
+    return Error("simulate: strategy \"" + result.strategy + "\" " + what + " at evaluation " +
+                 std::to_string(result.evaluations.size() + 1) +
+                 "; strategies must propose each config of [0, size) at most once");
+  };
+  while (result.evaluations.size() < budget && !strategy.done()) {
+    const std::vector<std::size_t> batch = strategy.propose(1);
+    if (batch.empty()) break;  // nothing left to propose though not done: stop, not spin
+    if (batch.size() > 1)
+      throw broke("proposed " + std::to_string(batch.size()) + " configs when asked for 1");
+    const std::size_t i = batch.front();
+    if (i >= size)
+      throw broke("proposed config " + std::to_string(i) + " of " + std::to_string(size));
+    if (proposed[i]) throw broke("proposed config " + std::to_string(i) + " again");
+    proposed[i] = true;
+
+    const RecordedOutcome& o = space.outcome(i);
+    Evaluation e{i, o.status, o.status == Status::Ok ? o.time_ms : 0.0, result.best_ms};
+    if (o.status == Status::Ok && (!result.best_ms || o.time_ms < *result.best_ms)) {
+      result.best_ms = o.time_ms;
+      result.best_index = i;
+      e.best_ms = o.time_ms;
+    }
+    strategy.observe({i, e.status, e.time_ms});
+    result.evaluations.push_back(e);
+    if (trace) trace->evaluation(space, result.evaluations.size(), e);
+  }
+  return result;
+}
+
+SimulationResult simulate(const ReplaySpace& space, const std::string& strategy,
+                          std::size_t budget, uint64_t seed, TraceSink* trace,
+                          std::size_t first) {
+  if (first >= space.size())
+    throw Error("simulate: the DEFAULT config " + std::to_string(first) + " is out of range (" +
+                std::to_string(space.size()) + " configs)");
+  budget = std::min(budget, space.size());
+  const std::string name = strategy == "default" ? default_strategy_name() : strategy;
+  std::unique_ptr<Strategy> s = make_strategy(name, {space.space(), first, seed, budget});
+  return simulate(space, *s, budget, trace);
+}
+
+std::size_t parse_budget(const std::string& text, std::size_t space_size, const std::string& what) {
+  auto bad = [&](const std::string& why) {
+    return Error(what + " \"" + text + "\" " + why +
+                 "; give a number of evaluations (100) or a share of the space (2%)");
+  };
+  if (text.empty()) throw bad("is empty");
+  const bool percent = text.back() == '%';
+  const std::string number = percent ? text.substr(0, text.size() - 1) : text;
+  if (number.empty() || number.find_first_not_of("0123456789.") != std::string::npos ||
+      number.find('.') != number.rfind('.') ||
+      number.find_first_of("0123456789") == std::string::npos)
+    throw bad("is not a number");
+  if (!percent) {
+    if (number.find('.') != std::string::npos) throw bad("is not a whole number");
+    if (number.size() > 18) throw bad("is too large");
+    const std::size_t n = std::stoull(number);
+    if (n == 0) throw bad("is zero");
+    return n;
+  }
+  const double share = std::stod(number);
+  if (share <= 0 || share > 100) throw bad("is not a share between 0% and 100%");
+  const double n = std::round(share / 100.0 * static_cast<double>(space_size));
+  return std::max<std::size_t>(1, static_cast<std::size_t>(n));
+}
+
+}  // namespace ktune

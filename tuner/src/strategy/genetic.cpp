@@ -1,0 +1,104 @@
+// A steady-state genetic algorithm on value positions. The population is the fastest
+// configs measured so far (elitist: a child joins only by beating a member, and failures
+// never join). After a random initial population, each proposal is one child: two parents
+// by binary tournament, uniform crossover, then mutation of each gene with probability
+// 1/width, half the time to a neighbouring value, half to any value. Steady state rather
+// than generations, because the tuner proposes and measures one config at a time. A child
+// that is not a valid config, or was measured already, is repaired by reverting its genes
+// to one parent's, one at a time in random order, until it is a new valid config; when that
+// fails a few times the child is resampled at random.
+#include <string>
+
+#include "ktune/strategy.hpp"
+#include "strategy/search_state.hpp"
+
+namespace ktune {
+namespace {
+
+// A tenth of the budget, within these bounds: small enough to start breeding early on
+// small budgets, large enough to keep diversity on large ones.
+constexpr std::size_t kGeneticMinPopulation = 8;
+constexpr std::size_t kGeneticMaxPopulation = 32;
+// Children bred (and repaired) per proposal before falling back to a random config.
+constexpr int kGeneticTries = 8;
+
+class Genetic final : public Strategy {
+ public:
+  explicit Genetic(const StrategyContext& c)
+      : state_("genetic", c),
+        population_(std::clamp<std::size_t>(state_.limit() / 10, kGeneticMinPopulation, kGeneticMaxPopulation)) {}
+
+  std::string name() const override { return "genetic"; }
+  std::vector<std::size_t> propose(std::size_t max) override {
+    return state_.propose(max, [this] { return next(); });
+  }
+  void observe(const Observation& o) override { state_.record(o); }
+  bool done() const override { return state_.done(); }
+
+ private:
+  std::optional<std::size_t> next() {
+    if (state_.proposed() < population_ || state_.ranking().size() < 2) return std::nullopt;
+    std::vector<std::size_t> members;  // fastest first
+    for (const auto& [cost, i] : state_.ranking()) {
+      if (members.size() == population_) break;
+      members.push_back(i);
+    }
+    const SearchSpace& space = state_.space();
+    for (int attempt = 0; attempt < kGeneticTries; ++attempt) {
+      const std::size_t a = tournament(members), b = tournament(members);
+      std::vector<uint32_t> child(space.width());
+      for (std::size_t k = 0; k < child.size(); ++k) {
+        child[k] = space.row(state_.unit() < 0.5 ? a : b)[k];
+        if (state_.below(child.size()) == 0) child[k] = mutate(k, child[k]);
+      }
+      if (auto i = repair(child, a)) return i;
+    }
+    return std::nullopt;
+  }
+
+  // A neighbouring value of parameter k half the time, any value otherwise.
+  uint32_t mutate(std::size_t k, uint32_t v) {
+    const std::size_t n = state_.space().cardinality(k);
+    if (n < 2) return v;
+    if (state_.unit() < 0.5) return static_cast<uint32_t>(state_.below(n));
+    if (v == 0) return 1;
+    if (v + 1 == n) return v - 1;
+    return state_.unit() < 0.5 ? v - 1 : v + 1;
+  }
+
+  // The better of two random members (lower rank is faster).
+  std::size_t tournament(const std::vector<std::size_t>& members) {
+    return members[std::min(state_.below(members.size()), state_.below(members.size()))];
+  }
+
+  // The child if it is a new valid config; else the first new valid config met while
+  // reverting its genes to the parent's (a valid config) one at a time.
+  std::optional<std::size_t> repair(std::vector<uint32_t>& child, std::size_t parent) {
+    auto fresh = [&]() -> std::optional<std::size_t> {
+      auto i = state_.space().find(child);
+      return i && !state_.was_proposed(*i) ? i : std::nullopt;
+    };
+    if (auto i = fresh()) return i;
+    auto p = state_.space().row(parent);
+    std::vector<std::size_t> differ;
+    for (std::size_t k = 0; k < child.size(); ++k)
+      if (child[k] != p[k]) differ.push_back(k);
+    state_.shuffle(differ);
+    for (std::size_t k : differ) {
+      child[k] = p[k];
+      if (auto i = fresh()) return i;
+    }
+    return std::nullopt;
+  }
+
+  SearchState state_;
+  std::size_t population_;
+};
+
+}  // namespace
+
+std::unique_ptr<Strategy> make_genetic(const StrategyContext& context) {
+  return std::make_unique<Genetic>(context);
+}
+
+}  // namespace ktune
