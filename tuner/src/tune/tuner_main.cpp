@@ -27,7 +27,10 @@ int main(int argc, char** argv) {
   app.add_option("--manifest", o.manifest, "the kernel's manifest.json")->required()->check(CLI::ExistingFile);
   app.add_option("--db-dir", o.db_dir, "directory of the DB files (one per GPU model)")->required();
   app.add_option("--key", keys, "a key, e.g. \"M=4096 N=4096 K=4096\"; once per key")->required();
-  app.add_option("--strategy", o.strategy, "search strategy")->capture_default_str();
+  std::string names;
+  for (const auto& n : strategy_names()) names += (names.empty() ? "" : ", ") + n;
+  app.add_option("--strategy", o.strategy, "search strategy: " + names + " (docs/search.md)")
+      ->capture_default_str();
   app.add_option("--budget", budget, "most configs to measure per key");
   app.add_option("--seconds", seconds, "most wall seconds per key");
   app.add_option("--seed", o.seed, "seed of randomised strategies");

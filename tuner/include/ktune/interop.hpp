@@ -1,0 +1,111 @@
+#pragma once
+// Interop with other autotuners: ktune measurements out as a Kernel Tuner cache file
+// (schema cache/1.1.0) or as T4 results (the "Open Autotuning Results" schema, T4/1.0.0),
+// and T4 results in, as DB records or as a recorded space to replay (docs/search.md,
+// "Export and import").
+//
+// Statuses map as follows (the reverse of each is what the importers read):
+//   ktune status    Kernel Tuner "time"        T4 "invalidity"
+//   ok              the median, in ms          correct
+//   compile-failed  CompilationFailedConfig    compile
+//   resource        InvalidConfig              constraints
+//   launch-failed   RuntimeFailedConfig        runtime
+//   crashed         RuntimeFailedConfig        runtime       (reads back: launch-failed)
+//   timed-out       RuntimeFailedConfig        timeout       (KT reads back: launch-failed)
+//   wrong-result    RuntimeFailedConfig        correctness   (KT reads back: launch-failed)
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ktune/db.hpp"
+#include "ktune/fingerprint.hpp"
+#include "ktune/measurement.hpp"
+#include "ktune/replay.hpp"
+
+namespace ktune {
+
+// One config of a recording to export: its values (parameter name -> value) and what was
+// measured.
+struct InteropEntry {
+  std::vector<int64_t> values;  // in InteropData::parameters order
+  Measurement measurement;
+};
+
+// The measurements of one kernel on one key under one fingerprint: what the exporters
+// write. Made from a DB document or from a ReplaySpace.
+struct InteropData {
+  std::string kernel;
+  std::string device;                                // the GPU's name
+  std::string key;                                   // canonical, "M=64,N=64"; may be empty
+  std::map<std::string, int64_t> key_values;         // the key's values, by name
+  std::vector<std::string> parameters;               // names, in export order
+  std::vector<std::vector<int64_t>> parameter_values;  // each parameter's values, ascending
+  std::vector<InteropEntry> entries;                 // sorted by values
+};
+
+// The configs measured on `key` (canonical form; empty: the DB's only key) of a ktune DB
+// document (Db::document() or Db::load_document()), under the fingerprint with the most of
+// them (the rule of ReplaySpace::from_db). `origin` (a file name) prefixes errors.
+InteropData interop_from_db(const nlohmann::json& db_document, const std::string& key,
+                            const std::string& origin);
+// A recorded space: every config with its outcome (no samples: a replay keeps one time).
+InteropData interop_from_replay(const ReplaySpace& space);
+
+// Status mappings (see the table above). kernel_tuner_failure: nullptr for ok.
+const char* kernel_tuner_failure(Status s);
+const char* t4_invalidity(Status s);
+// Throws Error for a name that is not in the T4 schema's enum.
+Status status_from_t4_invalidity(const std::string& invalidity);
+
+// "M=64,N=64" -> {M: 64, N: 64}; "" -> {}. Throws Error (naming `what`) on anything else.
+std::map<std::string, int64_t> parse_key_text(const std::string& text, const std::string& what);
+
+// An ISO 8601 UTC timestamp of now, "2025-01-31T12:00:00Z".
+std::string utc_timestamp_now();
+
+// A Kernel Tuner cache document (schema_version 1.1.0): device_name, kernel_name,
+// problem_size (the key's values, names sorted), tune_params_keys, tune_params, objective
+// "time", cache {"v1,v2,...": {params..., "time": ms | failure, "times": samples,
+// compile_time, verification_time, benchmark_time, strategy_time, framework_time,
+// timestamp}}. ReplaySpace::from_cache reads it back. `timestamp`: empty for now.
+nlohmann::ordered_json to_kernel_tuner_cache(const InteropData& data,
+                                             const std::string& timestamp = "");
+
+// A T4 results document: {"schema_version": "1.0.0", "results": [{"timestamp",
+// "configuration", "times": {"runtimes": samples}, "measurements": [{"name": "time",
+// "value": ms, "unit": "ms"}] (ok only), "objectives": ["time"], "invalidity",
+// "correctness": 1 for ok, else 0}]}.
+nlohmann::ordered_json to_t4_results(const InteropData& data, const std::string& timestamp = "");
+
+// Who measured the T4 results: T4 has no ktune fingerprint, so the importer names it.
+struct T4Import {
+  std::string kernel;                      // required for DB records
+  std::string key;                         // "M=64,N=64" or empty (a kernel without key)
+  GpuIdentity gpu;                         // name required; the rest may stay 0
+  std::string kernel_hash = "t4-import";   // the fingerprint's kernel version
+  std::string nvcc_version = "unknown";
+};
+
+// A T4 results file (JSON, or gzipped JSON) parsed, keeping the order of its members.
+// Throws Error naming the file when it cannot be read or is not JSON.
+nlohmann::ordered_json read_t4_file(const std::filesystem::path& path);
+
+// One DbRecord per result: config id from the configuration, values as given, status from
+// "invalidity", time from the "time" measurement (converted from its unit to ms; an array
+// of values gives the samples), or else the median of "times.runtimes"; samples from
+// "times.runtimes" when it holds numbers. Throws Error naming `origin` and the field for
+// anything malformed, for a configuration value that is not an integer, and for two
+// results of one configuration.
+std::vector<DbRecord> t4_to_db_records(const nlohmann::ordered_json& doc, const T4Import& who,
+                                       const std::string& origin);
+
+// The same as a space to replay: parameters in the order of the first configuration,
+// values sorted ascending, configs sorted by values. Malformed input: Error, as above.
+ReplaySpace t4_to_replay(const nlohmann::ordered_json& doc, const std::string& origin,
+                         const std::string& device = "", const std::string& kernel = "");
+
+}  // namespace ktune
