@@ -13,5 +13,7 @@ void add_gpu_command(CLI::App& app);
 void add_merge_command(CLI::App& app);
 void add_bake_command(CLI::App& app);
 void add_simulate_command(CLI::App& app);
+void add_export_command(CLI::App& app);
+void add_import_command(CLI::App& app);
 
 }  // namespace ktune::cli

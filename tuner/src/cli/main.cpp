@@ -16,6 +16,8 @@ int main(int argc, char** argv) {
   ktune::cli::add_merge_command(app);
   ktune::cli::add_bake_command(app);
   ktune::cli::add_simulate_command(app);
+  ktune::cli::add_export_command(app);
+  ktune::cli::add_import_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::RuntimeError& e) {  // a subcommand's own exit status

@@ -1,4 +1,4 @@
-// `ktune simulate --cache FILE [--strategy NAME] --budget N|P% --seed S [--trace OUT.jsonl]
+// `ktune simulate --cache FILE|--db FILE|--t4 FILE [--strategy NAME] --budget N|P% --seed S [--trace OUT.jsonl]
 // [--json]`: runs a search strategy on a recorded space (a Kernel Tuner cache, or one key
 // of a ktune DB with --db/--key) without a GPU, and says how close it came to the
 // recorded optimum. The trace has one JSON line per evaluation (docs/search.md).
@@ -13,6 +13,7 @@
 
 #include "cli/commands.hpp"
 #include "ktune/error.hpp"
+#include "ktune/interop.hpp"
 #include "ktune/manifest.hpp"
 #include "ktune/replay.hpp"
 #include "ktune/simulate.hpp"
@@ -24,6 +25,7 @@ namespace {
 struct SimulateOptions {
   std::string cache;
   std::string db;
+  std::string t4;
   std::string key;
   std::string strategy = "default";
   std::string budget;
@@ -33,12 +35,14 @@ struct SimulateOptions {
 };
 
 void run_simulate(const SimulateOptions& o) {
-  if (o.cache.empty() == o.db.empty())
-    throw Error("simulate: give exactly one recording: --cache FILE (Kernel Tuner) or --db FILE");
+  if (!o.cache.empty() + !o.db.empty() + !o.t4.empty() != 1)
+    throw Error("simulate: give exactly one recording: --cache FILE (Kernel Tuner), --db FILE "
+                "or --t4 FILE");
   if (!o.key.empty() && o.db.empty())
     throw Error("simulate: --key selects a key of a ktune DB; it needs --db FILE");
-  const ReplaySpace space =
-      o.cache.empty() ? ReplaySpace::from_db(o.db, o.key) : ReplaySpace::from_cache_file(o.cache);
+  const ReplaySpace space = !o.t4.empty()    ? t4_to_replay(read_t4_file(o.t4), o.t4)
+                            : o.cache.empty() ? ReplaySpace::from_db(o.db, o.key)
+                                              : ReplaySpace::from_cache_file(o.cache);
   const std::size_t budget = parse_budget(o.budget, space.size(), "--budget");
 
   std::ostringstream lines;
@@ -94,9 +98,10 @@ void run_simulate(const SimulateOptions& o) {
 void add_simulate_command(CLI::App& app) {
   auto o = std::make_shared<SimulateOptions>();
   CLI::App* sub = app.add_subcommand(
-      "simulate", "Run a search strategy on a recorded space (Kernel Tuner cache or ktune DB)");
+      "simulate", "Run a search strategy on a recorded space (Kernel Tuner cache, ktune DB or T4)");
   sub->add_option("--cache", o->cache, "Kernel Tuner cache file (.json or .json.gz)");
   sub->add_option("--db", o->db, "or a ktune DB file (<kernel DB dir>/<GPU>.json)");
+  sub->add_option("--t4", o->t4, "or T4 results (.json or .json.gz)");
   sub->add_option("--key", o->key, "with --db: the key, e.g. \"M=64,N=64\" (default: its only key)");
   std::string names;
   for (const std::string& n : strategy_names()) names += (names.empty() ? "" : ", ") + n;

@@ -28,7 +28,7 @@ int main(int argc, char** argv) {
   app.add_option("--db-dir", o.db_dir, "directory of the DB files (one per GPU model)")->required();
   app.add_option("--key", keys, "a key, e.g. \"M=4096 N=4096 K=4096\"; once per key")->required();
   std::string names;
-  for (const auto& n : strategy_names()) names += (names.empty() ? "" : ", ") + n;
+  for (const auto& n : ktune::strategy_names()) names += (names.empty() ? "" : ", ") + n;
   app.add_option("--strategy", o.strategy, "search strategy: " + names + " (docs/search.md)")
       ->capture_default_str();
   app.add_option("--budget", budget, "most configs to measure per key");
