@@ -65,8 +65,5 @@ SimulationResult simulate(const ReplaySpace& space, const std::string& strategy,
 SimulationResult simulate(const ReplaySpace& space, Strategy& strategy, std::size_t budget,
                           TraceSink* trace = nullptr);
 
-// "2%" (of `space_size`, rounded to the nearest, at least 1) or a plain count of at least
-// 1; throws Error naming `what` for anything else.
-std::size_t parse_budget(const std::string& text, std::size_t space_size, const std::string& what);
 
 }  // namespace ktune

@@ -40,6 +40,10 @@ class Strategy {
 // time sets the timeout and the early-abandon bar for the rest.
 std::unique_ptr<Strategy> make_exhaustive(std::size_t size, std::size_t first, uint64_t seed);
 
+// "2%" (of `space_size`, rounded to the nearest, at least 1) or a plain count of at least
+// 1; throws Error naming `what` for anything else.
+std::size_t parse_budget(const std::string& text, std::size_t space_size, const std::string& what);
+
 // What every strategy is made from. `space` outlives the strategy.
 struct StrategyContext {
   const SearchSpace& space;
@@ -59,7 +63,8 @@ std::unique_ptr<Strategy> make_annealing(const StrategyContext& context);
 std::unique_ptr<Strategy> make_genetic(const StrategyContext& context);
 std::unique_ptr<Strategy> make_bayes(const StrategyContext& context);
 
-// By name ("exhaustive", ...); throws Error listing the known names.
+// By name ("exhaustive", ..., or "default": default_strategy_name()); throws Error listing
+// the known names.
 std::unique_ptr<Strategy> make_strategy(const std::string& name, const StrategyContext& context);
 // The names make_strategy knows, in the order the docs list them.
 std::vector<std::string> strategy_names();

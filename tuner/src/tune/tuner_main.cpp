@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include "ktune/error.hpp"
+#include "ktune/manifest.hpp"
 #include "ktune/parameter.hpp"
 #include "ktune/tuner.hpp"
 #include "ktune/worker_process.hpp"
@@ -21,7 +22,7 @@ int main(int argc, char** argv) {
 
   ktune::TuneOptions o;
   std::vector<std::string> keys;
-  std::optional<std::size_t> budget;
+  std::string budget;
   std::optional<double> seconds;
   CLI::App app{"ktune tuner: measure every config of a kernel on this GPU, for each key"};
   app.add_option("--manifest", o.manifest, "the kernel's manifest.json")->required()->check(CLI::ExistingFile);
@@ -31,7 +32,7 @@ int main(int argc, char** argv) {
   for (const auto& n : ktune::strategy_names()) names += (names.empty() ? "" : ", ") + n;
   app.add_option("--strategy", o.strategy, "search strategy: " + names + " (docs/search.md)")
       ->capture_default_str();
-  app.add_option("--budget", budget, "most configs to measure per key");
+  app.add_option("--budget", budget, "most configs to measure per key: a count, or a share of the space (5%)");
   app.add_option("--seconds", seconds, "most wall seconds per key");
   app.add_option("--seed", o.seed, "seed of randomised strategies");
   app.add_option("--min-samples", o.rule.min_samples)->capture_default_str();
@@ -51,7 +52,11 @@ int main(int argc, char** argv) {
       if (key.empty()) throw ktune::Error("--key \"" + k + "\" is empty; write e.g. \"N=4096\"");
       o.keys.push_back(key);
     }
-    o.budget.evaluations = budget;
+    if (!budget.empty()) {
+      // The space's size, for "5%": the manifest's config count.
+      const auto m = ktune::Manifest::from_json(ktune::read_json_file(o.manifest), o.manifest);
+      o.budget.evaluations = ktune::parse_budget(budget, m.configs.size(), "--budget");
+    }
     o.budget.seconds = seconds;
     o.worker_command = {std::filesystem::read_symlink("/proc/self/exe").string(), "--worker"};
     if (o.worker_log.empty()) o.worker_log = (std::filesystem::path(o.manifest).parent_path() / "worker.log").string();

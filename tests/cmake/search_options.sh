@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# STRATEGY, BUDGET and SEED of ktune_add_kernel() reach the tune step's command line
+# (configure only: the gpu sample project, with the search options added).
+# usage: search_options.sh <ktune source> <ktune tool> <tuner libs dir> <work dir>
+set -euo pipefail
+root=$1 tool=$2 libs=$3 work=$4
+fail() { echo "FAIL: $*"; exit 1; }
+rm -rf "$work" && mkdir -p "$work"
+cp -r "$root/tests/gpu/tune_sample" "$work/src"
+sed -i 's|  HARNESS axpb_harness.cpp)|  HARNESS axpb_harness.cpp\n  STRATEGY genetic BUDGET 50% 600s SEED 7)|' "$work/src/CMakeLists.txt"
+grep -q "STRATEGY genetic" "$work/src/CMakeLists.txt" || fail "could not add the options"
+cmake -S "$work/src" -B "$work/build" -G Ninja -Dktune_DIR="$root/cmake" -DKTUNE_HOST_TOOL="$tool" \
+  -DKTUNE_TUNER_LIBS="$libs" -DKTUNE_CUDA_ARCH=90 >"$work/configure.log" 2>&1 ||
+  { cat "$work/configure.log"; fail configure; }
+line=$(grep -- "--summary-out" "$work/build/build.ninja" | grep -v -- "--retune" | head -1)
+for want in --strategy=genetic --budget=50% --seconds=600 --seed=7; do
+  grep -q -- "$want" <<<"$line" || { echo "$line"; fail "tune command lacks $want"; }
+done
+echo "ok: the tune step runs with --strategy=genetic --budget=50% --seconds=600 --seed=7"
+# The tuner reads the budget as a share of the space's 18 configs (9) and refuses nonsense.
+"$work/build/../build/ktune_axpb_tuner" --help >/dev/null 2>&1 || cmake --build "$work/build" --target ktune_axpb_tuner >"$work/build.log" 2>&1 ||
+  { cat "$work/build.log"; fail "building the tuner"; }
+cmake --build "$work/build" --target ktune_axpb_cubins >"$work/cubins.log" 2>&1 || { cat "$work/cubins.log"; fail cubins; }
+if "$work/build/ktune_axpb_tuner" --manifest "$work/build/_ktune/axpb/manifest.json" --db-dir "$work/db" \
+     --key "N=1000 REF=0" --budget 0% >"$work/bad.log" 2>&1; then
+  cat "$work/bad.log"; fail "--budget 0% was accepted"
+fi
+grep -q -- "--budget" "$work/bad.log" || { cat "$work/bad.log"; fail "the error does not name --budget"; }
+echo PASS
