@@ -25,33 +25,18 @@
 #include "ktune/error.hpp"
 #include "ktune/manifest.hpp"
 #include "temp_dir.hpp"
+#include "test_files.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
 using TempDir = ktune::test_support::TempDir;
+using ktune::test_support::names_in;
+using ktune::test_support::read;
+using ktune::test_support::write;
 
 const std::string kHash = "kernel-hash-v2";
-
-std::string read(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-void write(const fs::path& path, const std::string& text) {
-  fs::create_directories(path.parent_path());
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
-}
-
-std::vector<std::string> names_in(const fs::path& dir) {
-  std::vector<std::string> names;
-  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename());
-  std::sort(names.begin(), names.end());
-  return names;
-}
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 

@@ -16,6 +16,7 @@
 #include "ktune/db.hpp"
 #include "ktune/error.hpp"
 #include "temp_dir.hpp"
+#include "test_files.hpp"
 
 namespace {
 
@@ -23,24 +24,9 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 using TempDir = ktune::test_support::TempDir;
-
-std::string read(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-void write(const fs::path& path, const std::string& text) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
-}
-
-std::vector<std::string> names_in(const fs::path& dir) {
-  std::vector<std::string> names;
-  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename());
-  std::sort(names.begin(), names.end());
-  return names;
-}
+using ktune::test_support::names_in;
+using ktune::test_support::read;
+using ktune::test_support::write;
 
 ktune::Fingerprint fingerprint(const std::string& gpu = "NVIDIA H200") {
   ktune::Fingerprint fp;

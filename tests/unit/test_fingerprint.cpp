@@ -17,6 +17,7 @@
 #include "ktune/fingerprint.hpp"
 #include "ktune/manifest.hpp"
 #include "temp_dir.hpp"
+#include "test_files.hpp"
 
 namespace {
 
@@ -24,11 +25,7 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 using TempDir = ktune::test_support::TempDir;
-
-void write(const fs::path& path, const std::string& text) {
-  fs::create_directories(path.parent_path());
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
-}
+using ktune::test_support::write;
 
 ktune::Fingerprint h200() {
   ktune::Fingerprint fp;

@@ -15,6 +15,7 @@
 #include "ktune/error.hpp"
 #include "ktune/merge.hpp"
 #include "temp_dir.hpp"
+#include "test_files.hpp"
 
 namespace {
 
@@ -22,17 +23,8 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 using TempDir = ktune::test_support::TempDir;
-
-std::string read(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-void write(const fs::path& path, const std::string& text) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
-}
+using ktune::test_support::read;
+using ktune::test_support::write;
 
 // Every file under `dir` with its content: what "untouched" is checked against.
 std::map<std::string, std::string> tree_of(const fs::path& dir) {
