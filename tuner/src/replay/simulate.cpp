@@ -71,10 +71,9 @@ SimulationResult simulate(const ReplaySpace& space, const std::string& strategy,
     throw Error("simulate: the DEFAULT config " + std::to_string(first) + " is out of range (" +
                 std::to_string(space.size()) + " configs)");
   budget = std::min(budget, space.size());
-  const std::string name = strategy == "default" ? default_strategy_name() : strategy;
-  std::unique_ptr<Strategy> s = make_strategy(name, {space.space(), first, seed, budget});
+  // make_strategy resolves "default"; the result names the strategy that ran.
+  std::unique_ptr<Strategy> s = make_strategy(strategy, {space.space(), first, seed, budget});
   return simulate(space, *s, budget, trace);
 }
-
 
 }  // namespace ktune
