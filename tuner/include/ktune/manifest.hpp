@@ -50,6 +50,9 @@ struct Manifest {
 
 bool is_manifest(const nlohmann::json& doc);
 
+// Reads a whole file; throws Error naming the file when it cannot be opened.
+std::string read_file(const std::filesystem::path& path);
+
 // Reads a JSON file; throws Error naming the file on I/O or syntax errors.
 nlohmann::json read_json_file(const std::filesystem::path& path);
 

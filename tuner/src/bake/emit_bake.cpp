@@ -1,9 +1,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <initializer_list>
-#include <iterator>
 #include <map>
 #include <sstream>
 
@@ -50,10 +48,12 @@ bool is_config_id(const std::string& s) {
   return true;
 }
 
-std::string read_binary(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("ktune bake: cannot read " + path.string() + "; build the kernel's cubins first");
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+std::string read_cubin(const fs::path& path) {
+  try {
+    return read_file(path);
+  } catch (const Error& e) {
+    throw Error(std::string("ktune bake: ") + e.what() + "; build the kernel's cubins first");
+  }
 }
 
 // An array initialiser of `bytes`, 24 a line.
@@ -185,7 +185,7 @@ BakeSources emit_bake(const BakePlan& plan, const Manifest& m, const fs::path& c
   for (std::size_t i = 0; i < order.size(); ++i) {
     const ManifestConfig& c = *by_id.at(order[i]);
     s << "const int64_t values_" << i << "[] = {" << int_list(c.values) << (c.values.empty() ? "0" : "") << "};\n";
-    write_bytes(s, "cubin_" + std::to_string(i), read_binary(cubin_dir / (c.id + ".cubin")), false);
+    write_bytes(s, "cubin_" + std::to_string(i), read_cubin(cubin_dir / (c.id + ".cubin")), false);
     if (i == 0 && !default_ptx.empty()) write_bytes(s, "ptx_0", default_ptx, true);
   }
   s << "\nconst ktune::BakedConfig configs[] = {\n";

@@ -160,13 +160,18 @@ Manifest Manifest::from_json(const json& doc, const std::string& origin) {
   return m;
 }
 
-json read_json_file(const std::filesystem::path& path) {
+std::string read_file(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(path.string() + ": cannot open for reading");
   std::stringstream buffer;
   buffer << in.rdbuf();
+  return buffer.str();
+}
+
+json read_json_file(const std::filesystem::path& path) {
+  const std::string text = read_file(path);
   try {
-    return json::parse(buffer.str());
+    return json::parse(text);
   } catch (const json::parse_error& e) {
     throw Error(path.string() + ": not valid JSON (" + e.what() + ")");
   }

@@ -2,9 +2,7 @@
 // header and data source that carry a kernel's tuned configs into the user's binary, and
 // bake.json saying what was used. Prints one line: which GPUs' tables, or DEFAULT only.
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <iterator>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -25,12 +23,6 @@ struct BakeOptions {
   bool quiet = false;
 };
 
-std::string read_text(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("ktune bake: cannot read " + path.string());
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
 void run(const BakeOptions& o) {
   namespace fs = std::filesystem;
   const Manifest m = Manifest::from_json(read_json_file(o.manifest), o.manifest);
@@ -48,7 +40,7 @@ void run(const BakeOptions& o) {
                 "); every build needs it as the fallback");
   std::vector<fs::path> dirs(o.db_dirs.begin(), o.db_dirs.end());
   BakePlan plan = plan_bake(m, kernel_hash(o.manifest), dirs, compiled);
-  const std::string ptx = o.ptx.empty() ? std::string() : read_text(o.ptx);
+  const std::string ptx = o.ptx.empty() ? std::string() : read_file(o.ptx);
   BakeSources sources = emit_bake(plan, m, kernel_dir / "cubins", ptx);
 
   const fs::path out = o.out_dir;
