@@ -13,6 +13,7 @@
 // The image is the config's cubin where it runs on this GPU, else its PTX (JIT by the
 // driver); a config with neither that runs falls back to the DEFAULT's PTX.
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -56,6 +57,11 @@ double key_distance(std::span<const int64_t> a, std::span<const int64_t> b);
 // that new (never for arch-specific PTX on another GPU).
 bool cubin_runs_on(const BakedArch& arch, int cc_major, int cc_minor);
 bool ptx_runs_on(const BakedArch& arch, int cc_major, int cc_minor);
+
+// How config `index` runs on this GPU: its cubin where that runs (and cubins are allowed),
+// else its PTX where that JITs here, else nothing.
+std::optional<ImageKind> runnable_image(const BakedKernel& k, int32_t index, const GpuInfo& gpu,
+                                        const ChooseOptions& options);
 
 // Throws Error when `key` has the wrong number of dimensions or nothing can run here
 // (the DEFAULT's PTX is for a newer architecture than the GPU's).

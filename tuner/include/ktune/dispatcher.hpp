@@ -32,6 +32,8 @@
 
 namespace ktune {
 
+struct Driver;
+
 struct DispatchOptions {
   ChooseOptions choose;
   bool online = false;            // measure the portfolio for untuned keys (online.hpp)
@@ -88,8 +90,12 @@ class Dispatcher {
 
  private:
   struct State;
+  struct Context;
 
   const Resolved& resolve(std::span<const int64_t> key);
+  // Points `r` at config `index` through `image`: its function (loaded once per context),
+  // its Config and its cluster size.
+  void resolve_to(const Driver& d, Context& context, int32_t index, ImageKind image, Resolved& r) const;
   // Launches; throws on failure. With may_retry, returns false instead (after forgetting
   // this thread's cached context) when the failure says the context is gone.
   bool run(const Resolved& r, Launch& l, CUstream stream, bool may_retry = false);

@@ -51,6 +51,15 @@ bool ptx_runs_on(const BakedArch& arch, int cc_major, int cc_minor) {
   return cc_major > arch.major || (cc_major == arch.major && cc_minor >= arch.minor);
 }
 
+std::optional<ImageKind> runnable_image(const BakedKernel& k, int32_t index, const GpuInfo& gpu,
+                                        const ChooseOptions& options) {
+  const BakedConfig& bc = k.configs[static_cast<std::size_t>(index)];
+  if (options.use_cubins && !bc.cubin.empty() && cubin_runs_on(k.cubin_arch, gpu.cc_major, gpu.cc_minor))
+    return ImageKind::Cubin;
+  if (!bc.ptx.empty() && ptx_runs_on(k.ptx_arch, gpu.cc_major, gpu.cc_minor)) return ImageKind::Ptx;
+  return std::nullopt;
+}
+
 namespace {
 
 struct Nearest {
@@ -119,21 +128,11 @@ Choice choose(const BakedKernel& k, const GpuInfo& gpu, std::span<const int64_t>
     found = pick(same_arch[i], Rule::SameArch, Rule::SameArch);
   if (!found) c = Choice{k.default_config, Rule::Default, ImageKind::Cubin, nullptr, 0};
 
-  auto image_for = [&](int32_t index, ImageKind& kind) {
-    const BakedConfig& bc = k.configs[static_cast<std::size_t>(index)];
-    if (options.use_cubins && !bc.cubin.empty() && cubin_runs_on(k.cubin_arch, gpu.cc_major, gpu.cc_minor)) {
-      kind = ImageKind::Cubin;
-      return true;
-    }
-    if (!bc.ptx.empty() && ptx_runs_on(k.ptx_arch, gpu.cc_major, gpu.cc_minor)) {
-      kind = ImageKind::Ptx;
-      return true;
-    }
-    return false;
-  };
-  if (!image_for(c.config, c.image)) {
+  auto image = runnable_image(k, c.config, gpu, options);
+  if (!image) {
     c = Choice{k.default_config, Rule::Default, ImageKind::Cubin, nullptr, 0};
-    if (!image_for(c.config, c.image))
+    image = runnable_image(k, c.config, gpu, options);
+    if (!image)
       throw Error(std::string(k.name) + ": nothing baked runs on " + gpu.name + " (sm_" +
                   std::to_string(gpu.cc_major) + std::to_string(gpu.cc_minor) + "): cubins are for sm_" +
                   std::to_string(k.cubin_arch.major) + std::to_string(k.cubin_arch.minor) +
@@ -141,6 +140,7 @@ Choice choose(const BakedKernel& k, const GpuInfo& gpu, std::span<const int64_t>
                   std::to_string(k.ptx_arch.major) + std::to_string(k.ptx_arch.minor) +
                   "; build with KTUNE_CUDA_ARCH set for this GPU");
   }
+  c.image = *image;
   return c;
 }
 

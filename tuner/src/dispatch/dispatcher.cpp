@@ -4,11 +4,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "dispatch/dispatcher_state.hpp"
 #include "ktune/driver.hpp"
+#include "ktune/launch_config.hpp"
 
 namespace ktune {
 
@@ -123,6 +125,27 @@ CUfunction load_function(const Driver& d, const BakedKernel& k, int32_t index, I
 
 using namespace dispatch_detail;
 
+void Dispatcher::resolve_to(const Driver& d, Context& context, int32_t index, ImageKind image,
+                            Resolved& r) const {
+  const BakedKernel& k = kernel_;
+  auto& fn = context.functions[{index, image}];
+  if (!fn) {
+    fn = load_function(d, k, index, image);
+    const BakedConfig& bc = k.configs[static_cast<std::size_t>(index)];
+    for (std::size_t i = 0; i < bc.values.size() && i < k.parameters.size(); ++i)
+      if (std::string_view(k.parameters[i]) == "num_ctas" && bc.values[i] > 8)
+        d.check(d.cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1),
+                std::string(k.name) + ": allowing a non-portable cluster size");
+  }
+  const BakedConfig& bc = k.configs[static_cast<std::size_t>(index)];
+  r.function = fn;
+  r.config = Config(std::vector<std::string>(k.parameters.begin(), k.parameters.end()),
+                    std::vector<int64_t>(bc.values.begin(), bc.values.end()), bc.id);
+  r.num_ctas = r.config.get_or("num_ctas", 1);
+  r.choice.config = index;
+  r.choice.image = image;
+}
+
 Choice Dispatcher::choice(std::span<const int64_t> key) { return resolve(key).choice; }
 
 const Dispatcher::Resolved& Dispatcher::resolve(std::span<const int64_t> key) {
@@ -146,7 +169,7 @@ const Dispatcher::Resolved& Dispatcher::resolve(std::span<const int64_t> key) {
   std::lock_guard lock(state_->mutex);
   auto& context = state_->contexts[ctx_id];
   if (!context) {
-    context = std::make_unique<State::Context>();
+    context = std::make_unique<Context>();
     context->handle = ctx;
     d.check(d.cuCtxGetDevice(&context->device), std::string(kernel_.name) + ": reading the context's device");
     char name[256] = {};
@@ -168,32 +191,21 @@ const Dispatcher::Resolved& Dispatcher::resolve(std::span<const int64_t> key) {
     bool pending = false;
     if (options_.online && c.rule != Rule::Exact) {
       if (!state_->online) state_->online = std::make_unique<OnlineCache>(options_.online_cache);
-      if (auto id = state_->online->find(kernel_.name, context->gpu.name, key)) {
+      pending = true;
+      if (auto id = state_->online->find(kernel_.name, context->gpu.name, key))
         for (std::size_t i = 0; i < kernel_.configs.size(); ++i)
-          if (*id == kernel_.configs[i].id) {
-            c.config = static_cast<int32_t>(i);
-            c.rule = Rule::Online;
-            c.image = !kernel_.configs[i].cubin.empty() && options_.choose.use_cubins &&
-                              cubin_runs_on(kernel_.cubin_arch, context->gpu.cc_major, context->gpu.cc_minor)
-                          ? ImageKind::Cubin
-                          : ImageKind::Ptx;
-          }
-      }
-      pending = c.rule != Rule::Online;
+          if (*id == kernel_.configs[i].id)
+            if (auto image = runnable_image(kernel_, static_cast<int32_t>(i), context->gpu, options_.choose)) {
+              c.config = static_cast<int32_t>(i);
+              c.image = *image;
+              c.rule = Rule::Online;
+              pending = false;
+            }
     }
     auto r = std::make_unique<Resolved>();
     r->choice = c;
+    resolve_to(d, *context, c.config, c.image, *r);
     r->online_pending.store(pending, std::memory_order_release);
-    auto& fn = context->functions[{c.config, c.image}];
-    if (!fn) fn = load_function(d, kernel_, c.config, c.image);
-    r->function = fn;
-    const BakedConfig& bc = kernel_.configs[static_cast<std::size_t>(c.config)];
-    r->config = Config(std::vector<std::string>(kernel_.parameters.begin(), kernel_.parameters.end()),
-                       std::vector<int64_t>(bc.values.begin(), bc.values.end()), bc.id);
-    r->num_ctas = r->config.get_or("num_ctas", 1);
-    if (r->num_ctas > 8)
-      d.check(d.cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1),
-              std::string(kernel_.name) + ": allowing a non-portable cluster size");
     slot = std::move(r);
   }
   if (fast) {
@@ -217,21 +229,8 @@ bool Dispatcher::run(const Resolved& r, Launch& l, CUstream stream, bool may_ret
     if (res != CUDA_SUCCESS) fail("opting in to " + std::to_string(l.shared_bytes) + " bytes of shared memory", res);
     r.shared_opted_in.store(l.shared_bytes, std::memory_order_relaxed);
   }
-  CUlaunchConfig cfg{};
-  cfg.gridDimX = l.grid.x, cfg.gridDimY = l.grid.y, cfg.gridDimZ = l.grid.z;
-  cfg.blockDimX = l.block.x, cfg.blockDimY = l.block.y, cfg.blockDimZ = l.block.z;
-  cfg.sharedMemBytes = l.shared_bytes;
-  cfg.hStream = stream;
-  CUlaunchAttribute cluster{};
-  if (r.num_ctas > 1) {
-    cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-    cluster.value.clusterDim.x = static_cast<unsigned>(r.num_ctas);
-    cluster.value.clusterDim.y = 1;
-    cluster.value.clusterDim.z = 1;
-    cfg.attrs = &cluster;
-    cfg.numAttrs = 1;
-  }
-  CUresult res = d.cuLaunchKernelEx(&cfg, r.function, l.args.pointers(), nullptr);
+  const LaunchConfig cfg(l, r.num_ctas, stream);
+  CUresult res = d.cuLaunchKernelEx(cfg.get(), r.function, l.args.pointers(), nullptr);
   if (res == CUDA_SUCCESS) return true;
   if (may_retry && (res == CUDA_ERROR_INVALID_HANDLE || res == CUDA_ERROR_CONTEXT_IS_DESTROYED ||
                     res == CUDA_ERROR_INVALID_CONTEXT)) {

@@ -14,14 +14,15 @@
 
 namespace ktune {
 
+struct Dispatcher::Context {
+  CUcontext handle = nullptr;
+  CUdevice device = 0;
+  GpuInfo gpu;
+  std::map<std::vector<int64_t>, std::unique_ptr<Resolved>> keys;
+  std::map<std::pair<int32_t, ImageKind>, CUfunction> functions;
+};
+
 struct Dispatcher::State {
-  struct Context {
-    CUcontext handle = nullptr;
-    CUdevice device = 0;
-    GpuInfo gpu;
-    std::map<std::vector<int64_t>, std::unique_ptr<Resolved>> keys;
-    std::map<std::pair<int32_t, ImageKind>, CUfunction> functions;
-  };
   std::mutex mutex;
   std::map<unsigned long long, std::unique_ptr<Context>> contexts;
   std::unique_ptr<OnlineCache> online;
@@ -31,7 +32,6 @@ namespace dispatch_detail {
 
 const Driver& driver_or_throw(const char* kernel);
 std::string describe_config(const BakedKernel& k, int32_t index);
-CUfunction load_function(const Driver& d, const BakedKernel& k, int32_t index, ImageKind image);
 
 }  // namespace dispatch_detail
 }  // namespace ktune

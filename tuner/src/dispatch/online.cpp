@@ -43,7 +43,7 @@ void Dispatcher::launch_online(std::span<const int64_t> key, const LaunchTemplat
   d.check(d.cuCtxGetCurrent(&ctx), "reading the current context");
   unsigned long long ctx_id = 0;
   d.check(d.cuCtxGetId(ctx, &ctx_id), "reading the context's id");
-  State::Context& context = *state_->contexts.at(ctx_id);
+  Context& context = *state_->contexts.at(ctx_id);
   Resolved& r = *context.keys.at(std::vector<int64_t>(key.begin(), key.end()));
   if (!r.online_pending.load(std::memory_order_acquire)) {  // another thread measured it
     Launch l = t(r.config);
@@ -63,25 +63,14 @@ void Dispatcher::launch_online(std::span<const int64_t> key, const LaunchTemplat
     }
   } events{d, start, stop};
 
-  const std::vector<std::string> names(kernel_.parameters.begin(), kernel_.parameters.end());
   int32_t best = r.choice.config;
   float best_ms = -1;
   for (int32_t index : portfolio(kernel_, context.gpu, r.choice.config)) {
-    const BakedConfig& bc = kernel_.configs[static_cast<std::size_t>(index)];
-    ImageKind image = ImageKind::Ptx;
-    if (options_.choose.use_cubins && !bc.cubin.empty() &&
-        cubin_runs_on(kernel_.cubin_arch, context.gpu.cc_major, context.gpu.cc_minor))
-      image = ImageKind::Cubin;
-    else if (bc.ptx.empty() || !ptx_runs_on(kernel_.ptx_arch, context.gpu.cc_major, context.gpu.cc_minor))
-      continue;
-    auto& fn = context.functions[{index, image}];
-    if (!fn) fn = load_function(d, kernel_, index, image);
+    const auto image = runnable_image(kernel_, index, context.gpu, options_.choose);
+    if (!image) continue;
     Resolved candidate;
-    candidate.function = fn;
-    candidate.config = Config(names, std::vector<int64_t>(bc.values.begin(), bc.values.end()), bc.id);
-    candidate.num_ctas = candidate.config.get_or("num_ctas", 1);
     candidate.choice = r.choice;
-    candidate.choice.config = index;
+    resolve_to(d, context, index, *image, candidate);
     Launch l = t(candidate.config);
     run(candidate, l, stream);  // warm-up (and the first JIT or cache effects)
     std::vector<float> times;
@@ -102,18 +91,9 @@ void Dispatcher::launch_online(std::span<const int64_t> key, const LaunchTemplat
     }
   }
 
-  const BakedConfig& chosen = kernel_.configs[static_cast<std::size_t>(best)];
-  const ImageKind image = options_.choose.use_cubins && !chosen.cubin.empty() &&
-                                  cubin_runs_on(kernel_.cubin_arch, context.gpu.cc_major, context.gpu.cc_minor)
-                              ? ImageKind::Cubin
-                              : ImageKind::Ptx;
-  r.function = context.functions.at({best, image});
-  r.config = Config(names, std::vector<int64_t>(chosen.values.begin(), chosen.values.end()), chosen.id);
-  r.num_ctas = r.config.get_or("num_ctas", 1);
-  r.choice.config = best;
+  resolve_to(d, context, best, *runnable_image(kernel_, best, context.gpu, options_.choose), r);
   r.choice.rule = Rule::Online;
-  r.choice.image = image;
-  state_->online->store(kernel_.name, context.gpu.name, key, chosen.id);
+  state_->online->store(kernel_.name, context.gpu.name, key, kernel_.configs[static_cast<std::size_t>(best)].id);
   r.online_pending.store(false, std::memory_order_release);
   // The caller's launch, with the config kept.
   Launch l = t(r.config);

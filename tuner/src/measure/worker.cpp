@@ -15,6 +15,7 @@
 #include "ktune/driver.hpp"
 #include "ktune/fingerprint.hpp"
 #include "ktune/harness.hpp"
+#include "ktune/launch_config.hpp"
 #include "ktune/measurement.hpp"
 #include "ktune/stopping_rule.hpp"
 #include "ktune/worker_process.hpp"
@@ -182,14 +183,14 @@ class Worker {
   }
 
   // Launches once; returns the failure, if any, after synchronising.
-  std::optional<LaunchFailure> launch_once(CUfunction fn, Launch& l, const CUlaunchConfig& cfg,
+  std::optional<LaunchFailure> launch_once(CUfunction fn, Launch& l, const LaunchConfig& cfg,
                                            bool timed, float* ms) {
     harness_->reset_outputs(stream_);
     if (timed) {
       d_.check(d_.cuMemsetD32Async(flush_, 0, flush_bytes_ / 4, stream_), "flushing the L2");
       d_.check(d_.cuEventRecord(start_, stream_), "recording an event");
     }
-    CUresult r = d_.cuLaunchKernelEx(&cfg, fn, l.args.pointers(), nullptr);
+    CUresult r = d_.cuLaunchKernelEx(cfg.get(), fn, l.args.pointers(), nullptr);
     if (r != CUDA_SUCCESS) return LaunchFailure{r, "launch: " + d_.describe(r)};
     if (timed) d_.check(d_.cuEventRecord(stop_, stream_), "recording an event");
     r = d_.cuStreamSynchronize(stream_);
@@ -280,13 +281,8 @@ class Worker {
                                      static_cast<int>(l.shared_bytes)),
                "opting in to " + std::to_string(l.shared_bytes) + " bytes of dynamic shared memory");
 
-    CUlaunchConfig cfg{};
-    cfg.gridDimX = l.grid.x, cfg.gridDimY = l.grid.y, cfg.gridDimZ = l.grid.z;
-    cfg.blockDimX = l.block.x, cfg.blockDimY = l.block.y, cfg.blockDimZ = l.block.z;
-    cfg.sharedMemBytes = l.shared_bytes;
-    cfg.hStream = stream_;
-    CUlaunchAttribute cluster{};
     const int64_t num_ctas = config.get_or("num_ctas", 1);
+    const LaunchConfig cfg(l, num_ctas, stream_);
     if (num_ctas > 1) {
       if (l.grid.x % num_ctas != 0)
         return finish(Status::Resource, "grid.x " + std::to_string(l.grid.x) + " is not a multiple of num_ctas " +
@@ -294,14 +290,8 @@ class Worker {
       if (num_ctas > 8)
         d_.check(d_.cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1),
                  "allowing a non-portable cluster size");
-      cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-      cluster.value.clusterDim.x = static_cast<unsigned>(num_ctas);
-      cluster.value.clusterDim.y = 1;
-      cluster.value.clusterDim.z = 1;
-      cfg.attrs = &cluster;
-      cfg.numAttrs = 1;
       int clusters = 0;
-      r = d_.cuOccupancyMaxActiveClusters(&clusters, fn, &cfg);
+      r = d_.cuOccupancyMaxActiveClusters(&clusters, fn, cfg.get());
       if (r != CUDA_SUCCESS || clusters == 0)
         return finish(Status::Resource, "a cluster of " + std::to_string(num_ctas) + " blocks cannot be scheduled" +
                                             (r != CUDA_SUCCESS ? ": " + d_.describe(r) : std::string()));
