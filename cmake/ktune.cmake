@@ -23,8 +23,12 @@
 # The bake step then writes the tables of best configs (from that DB, else DB_DIRS, else
 # the DEFAULT only) as generated C++: library ktune::<name> (header ktune_<name>.hpp)
 # launches the config chosen for the GPU it runs on and the key.
+# A space with more valid configs than KTUNE_EAGER_LIMIT is compiled on demand instead: the
+# build makes only the DEFAULT's cubin, the tuner asks Ninja for the configs its strategy
+# proposes (compiling one batch while it measures the one before), the bake for the winners.
 # Settings (cache variables): KTUNE_CUDA_ARCH, KTUNE_COMPILE_JOBS, KTUNE_MAX_CONFIGS,
-# KTUNE_NVCC, KTUNE_HOST_TOOL, KTUNE_TUNER_LIBS, KTUNE_TUNE, KTUNE_DB_DIR; see docs/cmake.md.
+# KTUNE_EAGER_LIMIT, KTUNE_NINJA, KTUNE_NVCC, KTUNE_HOST_TOOL, KTUNE_TUNER_LIBS, KTUNE_TUNE,
+# KTUNE_DB_DIR; see docs/cmake.md.
 include_guard(GLOBAL)
 
 set(KTUNE_ROOT "${CMAKE_CURRENT_LIST_DIR}/.." CACHE INTERNAL "ktune source tree")
@@ -32,6 +36,8 @@ get_filename_component(KTUNE_ROOT "${KTUNE_ROOT}" ABSOLUTE)
 
 set(KTUNE_MAX_CONFIGS 10000 CACHE STRING
     "Largest number of valid configs a kernel may have (each is a cubin to compile)")
+set(KTUNE_EAGER_LIMIT 512 CACHE STRING
+    "Spaces with more valid configs are compiled on demand (what the tuner's strategy proposes) instead of all in the build")
 set(KTUNE_CUDA_ARCH "" CACHE STRING
     "Architecture of the cubins, e.g. 90 or 90a; empty: CMAKE_CUDA_ARCHITECTURES, else the visible GPU, else 90")
 set(KTUNE_HOST_TOOL "" CACHE FILEPATH
@@ -62,6 +68,23 @@ endif()
 set_property(GLOBAL APPEND PROPERTY JOB_POOLS "ktune_nvcc=${KTUNE_COMPILE_JOBS}")
 
 # --- the toolchain ---------------------------------------------------------------------
+
+# Ninja runs on-demand kernels' compiles (its own file per kernel, whatever the generator).
+function(_ktune_find_ninja where)
+  if(KTUNE_NINJA)
+    return()
+  endif()
+  if(CMAKE_GENERATOR MATCHES "Ninja")
+    set(KTUNE_NINJA "${CMAKE_MAKE_PROGRAM}" CACHE FILEPATH "Ninja, for kernels compiled on demand")
+    return()
+  endif()
+  find_program(KTUNE_NINJA NAMES ninja ninja-build DOC "Ninja, for kernels compiled on demand")
+  if(NOT KTUNE_NINJA)
+    message(FATAL_ERROR "${where}: the space is larger than KTUNE_EAGER_LIMIT (${KTUNE_EAGER_LIMIT}), so its "
+                        "configs are compiled on demand, which needs Ninja; install it (Debian: ninja-build), "
+                        "set -DKTUNE_NINJA=/path/to/ninja, or raise -DKTUNE_EAGER_LIMIT")
+  endif()
+endfunction()
 
 function(_ktune_find_nvcc)
   if(KTUNE_NVCC)
@@ -307,6 +330,10 @@ function(ktune_add_kernel name)
   if(NOT max_configs MATCHES "^[1-9][0-9]*$")
     message(FATAL_ERROR "${where}: MAX_CONFIGS '${max_configs}' is not a positive integer")
   endif()
+  if(NOT KTUNE_EAGER_LIMIT MATCHES "^[0-9]+$")
+    message(FATAL_ERROR "ktune: KTUNE_EAGER_LIMIT='${KTUNE_EAGER_LIMIT}' is not a non-negative integer; "
+                        "set e.g. -DKTUNE_EAGER_LIMIT=512")
+  endif()
 
   _ktune_find_nvcc()
   _ktune_resolve_arch()
@@ -323,8 +350,12 @@ function(ktune_add_kernel name)
   endforeach()
 
   set(out_dir "${CMAKE_BINARY_DIR}/_ktune/${name}")
-  set(plan_args --kernel "${name}" --source "${source}" --out-dir "${out_dir}"
-                --max-configs "${max_configs}" "--nvcc=${KTUNE_NVCC}" "--arch=${KTUNE_RESOLVED_ARCH}")
+  set(plan_args --kernel "${name}" --source "${source}" --out-dir "${out_dir}" --tool "${tool}"
+                --max-configs "${max_configs}" --eager-limit "${KTUNE_EAGER_LIMIT}"
+                "--nvcc=${KTUNE_NVCC}" "--arch=${KTUNE_RESOLVED_ARCH}")
+  foreach(l IN LISTS CMAKE_CUDA_COMPILER_LAUNCHER)
+    list(APPEND plan_args "--launcher=${l}")
+  endforeach()
   foreach(p IN LISTS arg_PARAMS)
     list(APPEND plan_args "--param=${p}")
   endforeach()
@@ -354,28 +385,18 @@ function(ktune_add_kernel name)
   endif()
   message(STATUS "ktune: ${out}")
 
-  # Read by _ktune_cubin for every line of configs.cmake.
+  # configs.cmake: the DEFAULT's id and PTX command, and, unless the space is compiled on
+  # demand, one _ktune_cubin() line per config. The commands are made by `ktune plan`.
   set(_ktune_kernel_dir "${out_dir}")
-  set(_ktune_tool "${tool}")
   set(_ktune_source "${source}")
-  list(TRANSFORM include_dirs PREPEND "-I" OUTPUT_VARIABLE include_flags)
-  set(_ktune_compile ${CMAKE_CUDA_COMPILER_LAUNCHER} "${KTUNE_NVCC}" -cubin
-                     "-arch=sm_${KTUNE_RESOLVED_ARCH}" ${arg_FLAGS} ${include_flags})
   set(_ktune_records "")
-  set(_ktune_default_defines "")
   include("${out_dir}/configs.cmake")
 
   # The DEFAULT config as PTX: what runs, through the driver's JIT, on GPUs nothing was
   # compiled for.
-  string(REGEX REPLACE "[af]$" "" ptx_arch "${KTUNE_RESOLVED_ARCH}")
-  if(KTUNE_RESOLVED_ARCH MATCHES "[af]$")
-    set(ptx_arch "${KTUNE_RESOLVED_ARCH}")
-  endif()
   add_custom_command(
     OUTPUT "${out_dir}/default.ptx"
-    COMMAND ${CMAKE_CUDA_COMPILER_LAUNCHER} "${KTUNE_NVCC}" -ptx "-arch=compute_${ptx_arch}" ${arg_FLAGS}
-            ${include_flags} ${_ktune_default_defines} -MD -MF "${out_dir}/deps/default_ptx.d"
-            -MT "${out_dir}/default.ptx" -o "${out_dir}/default.ptx" "${source}"
+    COMMAND ${_ktune_default_ptx_command}
     DEPENDS "${source}"
     DEPFILE "${out_dir}/deps/default_ptx.d"
     JOB_POOL ktune_nvcc
@@ -383,17 +404,38 @@ function(ktune_add_kernel name)
     VERBATIM)
 
   # The summary line after the cubins: how many compiled, which failed and where the logs are.
-  add_custom_command(
-    OUTPUT "${out_dir}/cubins.json"
-    COMMAND "${tool}" cubins "${out_dir}/manifest.json" --out "${out_dir}/cubins.json"
-    DEPENDS ${_ktune_records} "${out_dir}/manifest.json"
-    VERBATIM)
+  set(cubins_args "${out_dir}/manifest.json" --out "${out_dir}/cubins.json")
+  set(on_demand_args "")
+  if(_ktune_on_demand)
+    # Only the DEFAULT now; its inputs (headers included) keep this step, and the tune
+    # step after it, up to date.
+    _ktune_find_ninja("${where}")
+    set(on_demand_args --ninja "${KTUNE_NINJA}")
+    add_custom_command(
+      OUTPUT "${out_dir}/cubins.json"
+      COMMAND "${KTUNE_NINJA}" -f "${out_dir}/on_demand.ninja" "${out_dir}/records/${_ktune_default_id}.json"
+      COMMAND "${tool}" cubins ${cubins_args} --depfile "${out_dir}/deps/cubins_json.dep"
+      DEPENDS "${source}" "${out_dir}/manifest.json" "${out_dir}/on_demand.ninja"
+      DEPFILE "${out_dir}/deps/cubins_json.dep"
+      JOB_POOL ktune_nvcc
+      COMMENT "ktune: ${name} DEFAULT config (the rest is compiled on demand)"
+      VERBATIM)
+  else()
+    add_custom_command(
+      OUTPUT "${out_dir}/cubins.json"
+      COMMAND "${tool}" cubins ${cubins_args}
+      DEPENDS ${_ktune_records} "${out_dir}/manifest.json"
+      VERBATIM)
+  endif()
   add_custom_target(ktune_${name}_cubins ALL DEPENDS "${out_dir}/cubins.json")
   set_target_properties(ktune_${name}_cubins PROPERTIES
     KTUNE_MANIFEST "${out_dir}/manifest.json")
 
   set(tune_output "")
   if(DEFINED arg_HARNESS)
+    if(_ktune_on_demand)
+      list(APPEND search_args --ninja "${KTUNE_NINJA}" --compile-jobs "${KTUNE_COMPILE_JOBS}")
+    endif()
     _ktune_add_tune_step(${name} "${harness}" "${out_dir}" "${arg_KEYS}" "${search_args}")
     if(NOT KTUNE_TUNE STREQUAL "OFF")
       set(tune_output "${out_dir}/tune.json")
@@ -407,7 +449,10 @@ function(ktune_add_kernel name)
     endif()
     list(APPEND db_dirs "${dir}")
   endforeach()
-  _ktune_add_bake_step(${name} "${out_dir}" "${tune_output}" "${db_dirs}")
+  if(_ktune_on_demand)
+    list(APPEND on_demand_args --jobs "${KTUNE_COMPILE_JOBS}")
+  endif()
+  _ktune_add_bake_step(${name} "${out_dir}" "${tune_output}" "${db_dirs}" "${on_demand_args}")
 endfunction()
 
 # ktune::runtime, compiled with the project's own compiler and flags: it goes into the
@@ -432,7 +477,7 @@ function(_ktune_runtime_library)
 endfunction()
 
 # The bake step and the library users link: ktune::<name>.
-function(_ktune_add_bake_step name out_dir tune_output db_dirs)
+function(_ktune_add_bake_step name out_dir tune_output db_dirs on_demand_args)
   get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
   if(NOT CXX IN_LIST languages)
     message(STATUS "ktune: ${name}: no library ktune::${name}: the project does not enable CXX")
@@ -441,7 +486,8 @@ function(_ktune_add_bake_step name out_dir tune_output db_dirs)
   _ktune_runtime_library()
   get_property(tool GLOBAL PROPERTY KTUNE_TOOL)
   set(bake_dir "${out_dir}/baked")
-  set(args --manifest "${out_dir}/manifest.json" --out-dir "${bake_dir}" --ptx "${out_dir}/default.ptx")
+  set(args --manifest "${out_dir}/manifest.json" --out-dir "${bake_dir}" --ptx "${out_dir}/default.ptx"
+           ${on_demand_args})
   set(db_files "")
   foreach(dir IN LISTS db_dirs)
     list(APPEND args "--db-dir=${dir}")
@@ -506,26 +552,18 @@ function(_ktune_add_tune_step name harness out_dir keys search_args)
 endfunction()
 
 # One config's cubin: called once per line of the generated configs.cmake, inside
-# ktune_add_kernel's scope. A macro, not a function: thousands of calls at configure time.
-macro(_ktune_cubin kernel id defines)
+# ktune_add_kernel's scope, with the command `ktune plan` made for it. A macro, not a
+# function: thousands of calls at configure time.
+macro(_ktune_cubin id command)
   set(_ktune_record "${_ktune_kernel_dir}/records/${id}.json")
-  if("${id}" STREQUAL "${_ktune_default_id}")
-    set(_ktune_default_defines "${defines}")
-  endif()
   add_custom_command(
     OUTPUT "${_ktune_record}"
     BYPRODUCTS "${_ktune_kernel_dir}/cubins/${id}.cubin" "${_ktune_kernel_dir}/logs/${id}.log"
-    COMMAND "${_ktune_tool}" compile --record "${_ktune_record}"
-            --log "${_ktune_kernel_dir}/logs/${id}.log"
-            --cubin "${_ktune_kernel_dir}/cubins/${id}.cubin"
-            --depfile "${_ktune_kernel_dir}/deps/${id}.d" --source "${_ktune_source}" --
-            ${_ktune_compile} ${defines}
-            -MD -MF "${_ktune_kernel_dir}/deps/${id}.d" -MT "${_ktune_record}"
-            -o "${_ktune_kernel_dir}/cubins/${id}.cubin" "${_ktune_source}"
+    COMMAND ${command}
     DEPENDS "${_ktune_source}"
     DEPFILE "${_ktune_kernel_dir}/deps/${id}.d"
     JOB_POOL ktune_nvcc
-    COMMENT "ktune: ${kernel} ${id}"
+    COMMENT "ktune: ${name} ${id}"
     VERBATIM)
   list(APPEND _ktune_records "${_ktune_record}")
 endmacro()

@@ -6,7 +6,8 @@
 //   T     time scale of MODE 0; absent: 1
 //   FATAL 1: the launch template fails, as with a misspelt parameter ({"fatal": ...})
 // Environment: KTUNE_FAKE_NO_GPU set → the ready line says there is no GPU;
-// KTUNE_FAKE_STARTS=<file> → one line appended to it at every start.
+// KTUNE_FAKE_STARTS=<file> → one line appended to it at every start; KTUNE_FAKE_DELAY_MS
+// and KTUNE_FAKE_EVENTS: see run().
 #include <csignal>
 #include <cstdlib>
 #include <fstream>
@@ -132,6 +133,10 @@ int run(int reply_fd) {
     // in the middle of a run.
     if (const char* delay = std::getenv("KTUNE_FAKE_DELAY_MS"))
       ::usleep(static_cast<useconds_t>(std::atoi(delay)) * 1000);
+    // KTUNE_FAKE_EVENTS=<file>: "measure <config id>" appended per request, for tests of
+    // what happens in which order.
+    if (const char* events = std::getenv("KTUNE_FAKE_EVENTS"))
+      std::ofstream(events, std::ios::app) << "measure " << request->at("config").value("id", "") << "\n";
     channel.reply(measure(channel, *request));
   }
   return 0;

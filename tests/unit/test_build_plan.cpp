@@ -2,6 +2,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cctype>
+#include <map>
+#include <sstream>
+
 #include "ktune/build_plan.hpp"
 #include "ktune/config_id.hpp"
 
@@ -58,14 +62,115 @@ TEST(BuildPlan, CmakeEdgesAreOneLinePerConfig) {
   r.params.push_back("maxnreg=0,128");
   r.default_text += " maxnreg=0";
   auto m = ktune::make_plan(r).manifest;
-  std::string text = ktune::cmake_edges(m);
+  ASSERT_FALSE(m.on_demand);
+  std::string text = ktune::cmake_edges(m, "/b/k", "/bin/ktune");
   std::size_t lines = 0;
   for (char c : text) lines += c == '\n';
-  EXPECT_EQ(lines, m.configs.size() + 2);  // + the header comment and the DEFAULT's id
+  EXPECT_EQ(lines, m.configs.size() + 4);  // + comment, DEFAULT id, on-demand flag, PTX command
   EXPECT_NE(text.find("set(_ktune_default_id " + m.default_id + ")\n"), std::string::npos);
-  EXPECT_NE(text.find("\"-DTM=32;-DTN=32;-DTK=8;-DOCC=1;-Dmaxnreg=128;-maxrregcount=128\""),
+  EXPECT_NE(text.find("set(_ktune_on_demand FALSE)\n"), std::string::npos);
+  EXPECT_NE(text.find(";-DTM=32;-DTN=32;-DTK=8;-DOCC=1;-Dmaxnreg=128;-maxrregcount=128;-MD;"),
             std::string::npos);
-  EXPECT_NE(text.find("\"-DTM=32;-DTN=32;-DTK=8;-DOCC=1;-Dmaxnreg=0\")"), std::string::npos);
+  EXPECT_NE(text.find(";-DTM=32;-DTN=32;-DTK=8;-DOCC=1;-Dmaxnreg=0;-MD;"), std::string::npos);
+  EXPECT_NE(text.find("\"/bin/ktune;compile;--record;/b/k/records/"), std::string::npos);
+  EXPECT_NE(text.find("set(_ktune_default_ptx_command \"nvcc;-ptx;-arch=compute_90;-O3;"), std::string::npos);
+}
+
+TEST(BuildPlan, AboveTheEagerLimitOnlyTheDefaultIsAnEdge) {
+  auto r = sgemm_request();
+  r.eager_limit = 117;
+  EXPECT_FALSE(ktune::make_plan(r).manifest.on_demand);
+  r.eager_limit = 116;
+  auto m = ktune::make_plan(r).manifest;
+  EXPECT_TRUE(m.on_demand);
+  EXPECT_TRUE(ktune::Manifest::from_json(m.to_json(), "m").on_demand);
+  std::string text = ktune::cmake_edges(m, "/b/k", "/bin/ktune");
+  EXPECT_NE(text.find("set(_ktune_on_demand TRUE)\n"), std::string::npos);
+  EXPECT_EQ(text.find("_ktune_cubin("), std::string::npos);
+}
+
+// The ninja file's edge for a config, its variables expanded as Ninja would, runs exactly
+// cubin_command(): the two ways of building a config cannot drift apart.
+TEST(BuildPlan, NinjaEdgesRunTheSameCommandAsCmakeEdges) {
+  auto r = sgemm_request();
+  r.eager_limit = 10;
+  r.compile.flags = {"-O3", "-DNAME=\"a b\"", "-Xptxas=-v"};
+  r.compile.launcher = {"ccache"};
+  r.compile.include_dirs = {"/src/my include"};
+  auto m = ktune::make_plan(r).manifest;
+  const std::string dir = "/b/k$1";
+  std::string text = ktune::ninja_edges(m, dir, "/bin/ktune");
+  // Ninja's reading of "name = value" lines: "$$" is "$".
+  auto unescape = [](const std::string& v) {
+    std::string out;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      out += v[i];
+      if (v[i] == '$' && i + 1 < v.size() && v[i + 1] == '$') ++i;
+    }
+    return out;
+  };
+  std::map<std::string, std::string> file_vars, edge_vars;
+  std::string command, edge_record;
+  std::istringstream in(text);
+  std::string line;
+  std::size_t edges = 0;
+  while (std::getline(in, line)) {
+    if (line.rfind("build ", 0) == 0) {
+      ++edges;
+      if (edges == 2) break;
+      continue;
+    }
+    auto eq = line.find(" = ");
+    if (eq == std::string::npos || line[0] == '#') continue;
+    std::string name = line.substr(0, eq), value = line.substr(eq + 3);
+    if (name == "  command") command = value;
+    else if (name.rfind("  ", 0) == 0 && edges == 1) edge_vars[name.substr(2)] = value;
+    else if (name[0] != ' ') file_vars[name] = value;
+  }
+  ASSERT_EQ(edges, 2u);
+  const auto& c = m.configs[0];
+  edge_vars["out"] = ktune::shell_quote(dir + "/" + c.record());
+  std::string expanded;
+  for (std::size_t i = 0; i < command.size();) {
+    if (command[i] != '$') {
+      expanded += command[i++];
+      continue;
+    }
+    std::size_t j = i + 1;
+    while (j < command.size() && (std::isalnum(static_cast<unsigned char>(command[j])) || command[j] == '_')) ++j;
+    const std::string name = command.substr(i + 1, j - i - 1);
+    if (edge_vars.count(name)) expanded += unescape(edge_vars[name]);
+    else if (file_vars.count(name)) expanded += unescape(file_vars[name]);
+    else ADD_FAILURE() << "unknown variable $" << name;
+    i = j;
+  }
+  std::string want;
+  for (const auto& a : ktune::cubin_command(m, c, dir, "/bin/ktune")) want += (want.empty() ? "" : " ") + ktune::shell_quote(a);
+  EXPECT_EQ(expanded, want);
+  EXPECT_NE(text.find("build /b/k$$1/records/" + c.id + ".json | /b/k$$1/cubins/"), std::string::npos);
+  EXPECT_NE(want.find("'-DNAME=\"a b\"'"), std::string::npos) << want;
+  EXPECT_NE(want.find("ccache nvcc -cubin -arch=sm_90"), std::string::npos) << want;
+}
+
+TEST(BuildPlan, ShellQuote) {
+  EXPECT_EQ(ktune::shell_quote("-DTM=64"), "-DTM=64");
+  EXPECT_EQ(ktune::shell_quote("/a b"), "'/a b'");
+  EXPECT_EQ(ktune::shell_quote("it's"), "'it'\\''s'");
+  EXPECT_EQ(ktune::shell_quote(""), "''");
+  EXPECT_EQ(ktune::shell_quote("$HOME"), "'$HOME'");
+}
+
+TEST(BuildPlan, CommandsRefuseLineBreaksAndSemicolons) {
+  auto r = sgemm_request();
+  r.compile.flags = {"-DX=1\nrm -rf /"};
+  auto m = ktune::make_plan(r).manifest;
+  EXPECT_THROW(ktune::cmake_edges(m, "/b", "/bin/ktune"), ktune::Error);
+  r.eager_limit = 1;
+  m = ktune::make_plan(r).manifest;
+  EXPECT_THROW(ktune::ninja_edges(m, "/b", "/bin/ktune"), ktune::Error);
+  r.compile.flags = {"-DX=1;2"};
+  m = ktune::make_plan(r).manifest;
+  EXPECT_THROW(ktune::cmake_edges(m, "/b", "/bin/ktune"), ktune::Error);
 }
 
 TEST(BuildPlan, DefaultChosenWhenAbsent) {

@@ -7,6 +7,7 @@
 #include <csignal>
 #include <random>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <filesystem>
@@ -430,6 +431,103 @@ TEST_F(TunerTest, BudgetLimitsEvaluationsPerKey) {
     EXPECT_EQ(key["measured_now"], 3);
     EXPECT_EQ(key["counts"], json({{"ok", 3}}));
   }
+}
+
+// A space above the eager limit: nothing is compiled before tuning; the tuner hands each
+// batch of proposals to Ninja (the real on_demand.ninja, with a stand-in for `ktune
+// compile` that logs each config it is asked for) and measures a batch while the next one
+// compiles. Only what the strategy proposed is ever compiled.
+TEST_F(TunerTest, OnDemandCompilesOnlyWhatIsProposedOneBatchAhead) {
+  const fs::path dir = kernel_dir();
+  for (const char* sub : {"records", "cubins", "logs", "deps"}) fs::create_directories(dir / sub);  // as `ktune plan` does
+  std::ofstream(dir / "fake.cu") << "extern \"C\" __global__ void fake() {}\n";
+  PlanRequest r;
+  r.kernel = "fake";
+  r.source = (dir / "fake.cu").string();
+  r.params = {"MODE=0", "T=1..40"};
+  r.default_text = "MODE=0 T=20";
+  r.compile = {"/nonexistent/nvcc", "90", {"-O3"}, {}};
+  r.eager_limit = 16;
+  const Manifest m = make_plan(r).manifest;
+  ASSERT_TRUE(m.on_demand);
+  write_file_if_changed(dir / "manifest.json", m.to_json().dump(2) + "\n");
+
+  const fs::path events = dir_.path() / "events.txt";
+  CompileRecord ok;
+  ok.status = "ok";
+  write_file_if_changed(dir_.path() / "record.json", ok.to_json().dump(2) + "\n");
+  const fs::path fake_compile = dir_.path() / "fake_compile.sh";
+  // argv: compile --record R --log L --cubin C --depfile D --source S -- ...
+  std::ofstream(fake_compile) << "#!/bin/sh\n"
+                              << "echo \"compile $(basename \"$3\" .json)\" >>'" << events.string() << "'\n"
+                              << "cp '" << (dir_.path() / "record.json").string() << "' \"$3\"\n"
+                              << ": >\"$5\"; echo cubin >\"$7\"; echo \"$3: ${11}\" >\"$9\"\n";
+  fs::permissions(fake_compile, fs::perms::owner_all);
+  write_file_if_changed(dir / "on_demand.ninja", ninja_edges(m, dir, fake_compile.string()));
+  ::setenv("KTUNE_FAKE_EVENTS", events.c_str(), 1);
+  ::setenv("KTUNE_FAKE_DELAY_MS", "40", 1);  // measuring a batch of 4: ~160 ms
+
+  TuneOptions o = options_for(dir);
+  o.strategy = "random";
+  o.seed = 3;
+  o.budget.evaluations = 12;
+  o.ninja = KTUNE_TEST_NINJA;
+  o.compile_jobs = 4;
+  const int rc = tune(o);
+  ::unsetenv("KTUNE_FAKE_EVENTS");
+  ::unsetenv("KTUNE_FAKE_DELAY_MS");
+  ASSERT_EQ(rc, 0);
+
+  std::vector<std::pair<std::string, std::string>> log;  // (what, config id)
+  {
+    std::ifstream in(events);
+    for (std::string what, id; in >> what >> id;) log.emplace_back(what, id);
+  }
+  std::set<std::string> compiled, measured;
+  for (const auto& [what, id] : log) (what == "compile" ? compiled : measured).insert(id);
+  std::size_t records = 0;
+  for (const auto& e : fs::directory_iterator(dir / "records")) records += e.path().extension() == ".json";
+  EXPECT_EQ(compiled, measured) << "compiled something it did not measure, or the reverse";
+  EXPECT_EQ(records, compiled.size());
+  EXPECT_LE(compiled.size(), 24u);
+  EXPECT_GE(compiled.size(), 12u);
+  std::size_t compile_lines = 0;
+  for (const auto& [what, id] : log) compile_lines += what == "compile";
+  EXPECT_EQ(compile_lines, compiled.size()) << "a config was compiled twice";
+
+  const json summary = read_json(o.summary_out);
+  EXPECT_EQ(summary["build"], "on-demand");
+  const json db = read_json(summary["db"].get<std::string>());
+  for (const auto& key : summary["keys"]) {
+    EXPECT_EQ(key["measured_now"], 12);
+    EXPECT_EQ(key["counts"], json({{"ok", 12}}));
+    EXPECT_EQ(key["compile"]["batches"], 3);
+    EXPECT_EQ(db["fingerprints"][summary["fingerprint"].get<std::string>()]["keys"][key["key"].get<std::string>()].size(), 12u);
+  }
+  // Pipelining: the first key's second batch went to Ninja before its first batch was
+  // measured to the end.
+  std::vector<std::string> first_batch;
+  std::size_t second_batch_compiled_at = 0, first_batch_measured_at = 0;
+  for (std::size_t i = 0; i < log.size(); ++i) {
+    if (log[i].first != "compile") continue;
+    if (first_batch.size() < 4) first_batch.push_back(log[i].second);
+    else if (!second_batch_compiled_at) second_batch_compiled_at = i;
+  }
+  for (std::size_t i = 0; i < log.size(); ++i)
+    if (log[i].first == "measure" && std::find(first_batch.begin(), first_batch.end(), log[i].second) != first_batch.end())
+      first_batch_measured_at = i;
+  ASSERT_GT(second_batch_compiled_at, 0u);
+  EXPECT_LT(second_batch_compiled_at, first_batch_measured_at) << "batch 2 compiled only after batch 1 was measured";
+
+  // A rerun finds everything in the DB: nothing is compiled or measured.
+  const std::size_t events_before = log.size();
+  ASSERT_EQ(tune(o), 0);
+  std::size_t lines = 0;
+  {
+    std::ifstream in(events);
+    for (std::string line; std::getline(in, line);) lines += !line.empty();
+  }
+  EXPECT_EQ(lines, events_before);
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 // Configure-time planning of one kernel: parse and check what ktune_add_kernel() was
 // given, enumerate the space, and describe one cubin build per valid config.
 #include <cstdint>
+#include <filesystem>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -18,6 +20,8 @@ struct PlanRequest {
   std::vector<std::string> keys;         // KEYS texts
   std::string entry;                     // ENTRY; "" means the kernel name
   uint64_t max_configs = 10000;
+  // Spaces with more valid configs are compiled on demand (Manifest::on_demand).
+  uint64_t eager_limit = std::numeric_limits<uint64_t>::max();
   CompileSettings compile;
 };
 
@@ -36,8 +40,26 @@ Plan make_plan(const PlanRequest& request);
 std::vector<std::string> hint_flags(const std::vector<Parameter>& params,
                                     const std::vector<int64_t>& values);
 
-// The CMake include file that declares one cubin edge per config: data lines calling
-// _ktune_cubin() from cmake/ktune.cmake.
-std::string cmake_edges(const Manifest& manifest);
+// The command that compiles one config to dir/cubins/<id>.cubin: `tool compile` (the
+// wrapper that records failures) around nvcc with the config's -D macros and hint flags,
+// its record, log and depfile under `dir` too. Throws Error for an argument with a newline.
+std::vector<std::string> cubin_command(const Manifest& m, const ManifestConfig& c,
+                                       const std::filesystem::path& dir, const std::string& tool);
+
+// The command that compiles the DEFAULT config to dir/default.ptx (depfile
+// dir/deps/default_ptx.d): what runs, through the driver's JIT, where no cubin can.
+std::vector<std::string> default_ptx_command(const Manifest& m, const std::filesystem::path& dir);
+
+// The CMake include file read by ktune_add_kernel(): the DEFAULT's id and PTX command,
+// whether the space is built on demand, and for eager spaces one _ktune_cubin() line per
+// config (the edge itself is in cmake/ktune.cmake). Data only.
+std::string cmake_edges(const Manifest& m, const std::filesystem::path& dir, const std::string& tool);
+
+// on_demand.ninja: one build edge per config, the same command as cubin_command(), for
+// `ninja -f` to compile just the configs asked for. Its log lives in dir/on_demand/.
+std::string ninja_edges(const Manifest& m, const std::filesystem::path& dir, const std::string& tool);
+
+// An argument as POSIX sh reads it back: bare when only safe characters, else quoted.
+std::string shell_quote(const std::string& arg);
 
 }  // namespace ktune

@@ -2,6 +2,8 @@
 // What makes a measurement stale. Measurements are kept per fingerprint: a new driver, GPU
 // or kernel source gives a new fingerprint, and its configs are measured again.
 #include <cstdint>
+#include <filesystem>
+#include <set>
 #include <string>
 
 #include <nlohmann/json_fwd.hpp>
@@ -40,5 +42,9 @@ struct Fingerprint {
 // deps/<id>.d under `kernel_dir`), plus the compile flags and the parameter list from
 // the manifest. Throws Error naming the file that cannot be read.
 std::string kernel_hash(const std::string& manifest_path);
+
+// Every file the kernel's built configs were compiled from (source, headers), as their
+// depfiles in <kernel_dir>/deps list them.
+std::set<std::string> compiled_inputs(const std::filesystem::path& kernel_dir);
 
 }  // namespace ktune

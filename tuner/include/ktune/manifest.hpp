@@ -18,6 +18,7 @@ struct CompileSettings {
   std::string arch;                       // e.g. "90" or "90a": cubins are for sm_<arch>
   std::vector<std::string> flags;
   std::vector<std::string> include_dirs;
+  std::vector<std::string> launcher;      // CMAKE_CUDA_COMPILER_LAUNCHER, e.g. ccache; not hashed
 };
 
 struct ManifestConfig {
@@ -37,6 +38,9 @@ struct Manifest {
   std::string source;
   std::string entry;       // the kernel function's (extern "C") name in the cubins
   CompileSettings compile;
+  // Spaces above the eager-build limit are compiled on demand: the build makes only the
+  // DEFAULT's cubin, the tuner and the bake ask Ninja (on_demand.ninja) for the rest.
+  bool on_demand = false;
   SpaceSpec spec;          // parameters, constraints, default as declared
   std::string default_id;
   uint64_t product = 0;

@@ -1,6 +1,8 @@
 #pragma once
 // The tune step: for every key, let the strategy propose configs, measure each in a
-// worker process, record every result in the DB as it comes, and print the summary.
+// worker process, record every result in the DB as it comes, and print the summary. For
+// a kernel compiled on demand, each batch of proposals is compiled (Ninja, all jobs) while
+// the batch before it is measured.
 #include <cstdint>
 #include <map>
 #include <string>
@@ -26,6 +28,8 @@ struct TuneOptions {
   std::vector<std::string> worker_command;  // how to start a worker (this program --worker)
   std::string worker_log;    // the workers' stdout and stderr
   double timeout_floor_s = 15.0;  // a config's time limit: this + 10 x the DEFAULT's seconds
+  std::string ninja = "ninja";    // compiles on-demand kernels' configs
+  unsigned compile_jobs = 1;      // parallel compiles, and so the batch size, when on demand
 };
 
 // Returns the process exit code: 0 when tuning ran (whatever the configs' statuses) or

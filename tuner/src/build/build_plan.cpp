@@ -138,6 +138,7 @@ Plan make_plan(const PlanRequest& r) {
     m.keys.push_back(std::move(key));
   }
 
+  m.on_demand = valid.size() > r.eager_limit;
   m.configs.reserve(valid.size());
   for (std::size_t i = 0; i < valid.size(); ++i) {
     auto row = valid.row(i);
@@ -146,18 +147,156 @@ Plan make_plan(const PlanRequest& r) {
   return plan;
 }
 
-std::string cmake_edges(const Manifest& m) {
-  std::string out = "# Written by `ktune plan` for kernel " + m.kernel +
-                    ": one cubin per valid config. Data only; the logic is _ktune_cubin() in "
-                    "cmake/ktune.cmake.\n";
-  out += "set(_ktune_default_id " + m.default_id + ")\n";
+namespace {
+
+namespace fs = std::filesystem;
+
+void check_no_newline(const std::string& arg) {
+  if (arg.find_first_of("\n\r") != std::string::npos)
+    throw Error("compiler argument \"" + arg.substr(0, 60) +
+                "\" contains a line break; build commands cannot carry it");
+}
+
+// launcher, nvcc and what every config shares: what follows the wrapper's "--".
+std::vector<std::string> nvcc_prefix(const Manifest& m, const std::string& mode, const std::string& arch) {
+  std::vector<std::string> out = m.compile.launcher;
+  out.push_back(m.compile.nvcc);
+  out.push_back(mode);
+  out.push_back(arch);
+  out.insert(out.end(), m.compile.flags.begin(), m.compile.flags.end());
+  for (const auto& dir : m.compile.include_dirs) out.push_back("-I" + dir);
+  return out;
+}
+
+std::vector<std::string> config_flags(const Manifest& m, const ManifestConfig& c) {
   const auto& params = m.spec.parameters;
+  std::vector<std::string> out;
+  for (std::size_t k = 0; k < params.size(); ++k)
+    out.push_back("-D" + params[k].name + "=" + std::to_string(c.values[k]));
+  for (const auto& flag : hint_flags(params, c.values)) out.push_back(flag);
+  return out;
+}
+
+const ManifestConfig& default_config(const Manifest& m) {
+  for (const auto& c : m.configs)
+    if (c.id == m.default_id) return c;
+  throw Error(m.kernel + ": the DEFAULT config " + m.default_id + " is not in the space");
+}
+
+// A CMake quoted argument holding `args` as a list.
+std::string cmake_list(const std::vector<std::string>& args) {
+  std::string out = "\"";
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    check_no_newline(args[i]);
+    if (args[i].find(';') != std::string::npos)
+      throw Error("compiler argument \"" + args[i] + "\" contains ';', which CMake reads as a list separator");
+    if (i) out += ';';
+    for (char ch : args[i]) {
+      if (ch == '\\' || ch == '"' || ch == '$') out += '\\';
+      out += ch;
+    }
+  }
+  return out + "\"";
+}
+
+// Ninja: a value ("$" doubled) and a path on a build line (also " " and ":").
+std::string ninja_value(const std::string& text) {
+  std::string out;
+  for (char ch : text) out += ch == '$' ? std::string("$$") : std::string(1, ch);
+  return out;
+}
+std::string ninja_path(const fs::path& path) {
+  std::string out;
+  for (char ch : path.string()) {
+    if (ch == '$' || ch == ' ' || ch == ':') out += '$';
+    out += ch;
+  }
+  return out;
+}
+std::string ninja_command(const std::vector<std::string>& args) {
+  std::string out;
+  for (const auto& a : args) {
+    check_no_newline(a);
+    out += (out.empty() ? "" : " ") + ninja_value(shell_quote(a));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string shell_quote(const std::string& arg) {
+  const bool safe = !arg.empty() && arg.find_first_not_of(
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-./=:,+@%") == std::string::npos;
+  if (safe) return arg;
+  std::string out = "'";
+  for (char ch : arg) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return out + "'";
+}
+
+std::vector<std::string> cubin_command(const Manifest& m, const ManifestConfig& c, const fs::path& dir,
+                                       const std::string& tool) {
+  const std::string record = (dir / c.record()).string(), cubin = (dir / c.cubin()).string(),
+                    depfile = (dir / c.depfile()).string();
+  std::vector<std::string> out = {tool,     "compile",   "--record", record,   "--log",
+                                  (dir / c.log()).string(), "--cubin", cubin, "--depfile", depfile,
+                                  "--source", m.source,    "--"};
+  for (auto& a : nvcc_prefix(m, "-cubin", "-arch=sm_" + m.compile.arch)) out.push_back(std::move(a));
+  for (auto& a : config_flags(m, c)) out.push_back(std::move(a));
+  for (const auto& a : {std::string("-MD"), std::string("-MF"), depfile, std::string("-MT"), record,
+                        std::string("-o"), cubin, m.source})
+    out.push_back(a);
+  return out;
+}
+
+std::vector<std::string> default_ptx_command(const Manifest& m, const fs::path& dir) {
+  // PTX for the virtual architecture: "90" -> compute_90; "90a" keeps its suffix, whose
+  // features the kernel may use.
+  const std::string ptx = (dir / "default.ptx").string(), depfile = (dir / "deps" / "default_ptx.d").string();
+  std::vector<std::string> out = nvcc_prefix(m, "-ptx", "-arch=compute_" + m.compile.arch);
+  for (auto& a : config_flags(m, default_config(m))) out.push_back(std::move(a));
+  for (const auto& a : {std::string("-MD"), std::string("-MF"), depfile, std::string("-MT"), ptx,
+                        std::string("-o"), ptx, m.source})
+    out.push_back(a);
+  return out;
+}
+
+std::string cmake_edges(const Manifest& m, const fs::path& dir, const std::string& tool) {
+  std::string out = "# Written by `ktune plan` for kernel " + m.kernel +
+                    ". Data only; the logic is in cmake/ktune.cmake.\n";
+  out += "set(_ktune_default_id " + m.default_id + ")\n";
+  out += std::string("set(_ktune_on_demand ") + (m.on_demand ? "TRUE" : "FALSE") + ")\n";
+  out += "set(_ktune_default_ptx_command " + cmake_list(default_ptx_command(m, dir)) + ")\n";
+  if (m.on_demand) return out;
+  for (const auto& c : m.configs)
+    out += "_ktune_cubin(" + c.id + " " + cmake_list(cubin_command(m, c, dir, tool)) + ")\n";
+  return out;
+}
+
+std::string ninja_edges(const Manifest& m, const fs::path& dir, const std::string& tool) {
+  // The command is cubin_command()'s, written once as a rule over per-config variables.
+  std::string out = "# Written by `ktune plan` for kernel " + m.kernel +
+                    ": one edge per config, compiled on demand by the tuner and the bake\n"
+                    "# (ninja -f this file <record>...). Data only.\n"
+                    "ninja_required_version = 1.8\n"
+                    "builddir = " + ninja_value((dir / "on_demand").string()) + "\n"
+                    "tool = " + ninja_command({tool}) + "\n"
+                    "nvcc = " + ninja_command(nvcc_prefix(m, "-cubin", "-arch=sm_" + m.compile.arch)) + "\n"
+                    "source = " + ninja_command({m.source}) + "\n\n"
+                    "rule cubin\n"
+                    "  command = $tool compile --record $out --log $log --cubin $cubin --depfile $depfile_arg "
+                    "--source $source -- $nvcc $defines -MD -MF $depfile_arg -MT $out -o $cubin $source\n"
+                    "  depfile = $depfile\n"
+                    "  description = ktune: " + m.kernel + " $id\n";
+  const std::string source = ninja_path(m.source);
   for (const auto& c : m.configs) {
-    out += "_ktune_cubin(" + m.kernel + " " + c.id + " \"";
-    for (std::size_t k = 0; k < params.size(); ++k)
-      out += (k ? ";" : "") + std::string("-D") + params[k].name + "=" + std::to_string(c.values[k]);
-    for (const auto& flag : hint_flags(params, c.values)) out += ";" + flag;
-    out += "\")\n";
+    out += "\nbuild " + ninja_path(dir / c.record()) + " | " + ninja_path(dir / c.cubin()) + " " +
+           ninja_path(dir / c.log()) + ": cubin " + source + "\n";
+    out += "  id = " + c.id + "\n";
+    out += "  defines = " + ninja_command(config_flags(m, c)) + "\n";
+    out += "  cubin = " + ninja_command({(dir / c.cubin()).string()}) + "\n";
+    out += "  log = " + ninja_command({(dir / c.log()).string()}) + "\n";
+    out += "  depfile = " + ninja_value((dir / c.depfile()).string()) + "\n";  // a path, for Ninja
+    out += "  depfile_arg = " + ninja_command({(dir / c.depfile()).string()}) + "\n";
   }
   return out;
 }

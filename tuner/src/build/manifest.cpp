@@ -47,7 +47,9 @@ json Manifest::to_json() const {
   doc["compile"] = {{"nvcc", compile.nvcc},
                     {"arch", compile.arch},
                     {"flags", compile.flags},
-                    {"include_dirs", compile.include_dirs}};
+                    {"include_dirs", compile.include_dirs},
+                    {"launcher", compile.launcher}};
+  doc["build"] = on_demand ? "on-demand" : "eager";
   json params = json::array();
   for (const auto& p : spec.parameters) params.push_back({{"name", p.name}, {"values", p.values}});
   doc["parameters"] = params;
@@ -97,6 +99,14 @@ Manifest Manifest::from_json(const json& doc, const std::string& origin) {
   m.compile.arch = field<std::string>(compile, "arch", origin, "compile");
   m.compile.flags = field<std::vector<std::string>>(compile, "flags", origin, "compile");
   m.compile.include_dirs = field<std::vector<std::string>>(compile, "include_dirs", origin, "compile");
+  if (compile.contains("launcher"))
+    m.compile.launcher = field<std::vector<std::string>>(compile, "launcher", origin, "compile");
+  if (doc.contains("build")) {
+    const auto build = field<std::string>(doc, "build", origin, "the manifest");
+    if (build != "eager" && build != "on-demand")
+      throw Error(origin + ": \"build\" is \"" + build + "\", not \"eager\" or \"on-demand\"");
+    m.on_demand = build == "on-demand";
+  }
   m.spec.name = m.kernel;
   const json params = field<json>(doc, "parameters", origin, "the manifest");
   if (!params.is_array()) throw Error(origin + ": \"parameters\" must be a list");

@@ -11,6 +11,7 @@
 #include "ktune/bake.hpp"
 #include "ktune/compile_record.hpp"
 #include "ktune/manifest.hpp"
+#include "ktune/on_demand_build.hpp"
 
 namespace ktune::cli {
 namespace {
@@ -20,26 +21,69 @@ struct BakeOptions {
   std::string out_dir;
   std::vector<std::string> db_dirs;
   std::string ptx;
+  std::string ninja = "ninja";
+  unsigned jobs = 1;
   bool quiet = false;
 };
+
+// Configs whose compile records say "ok".
+std::set<std::string> compiled_configs(const Manifest& m, const std::filesystem::path& kernel_dir) {
+  std::set<std::string> compiled;
+  for (const auto& c : m.configs) {
+    const auto record = kernel_dir / c.record();
+    std::error_code ec;
+    if (!std::filesystem::exists(record, ec)) continue;
+    if (CompileRecord::from_json(read_json_file(record), record.string()).status == "ok") compiled.insert(c.id);
+  }
+  return compiled;
+}
+
+// The configs a table launches: each key's best and the common best.
+std::set<std::string> winners(const BakeTable& table) {
+  std::set<std::string> ids;
+  for (const auto& e : table.entries) ids.insert(e.config_id);
+  if (!table.common_best.empty()) ids.insert(table.common_best);
+  return ids;
+}
 
 void run(const BakeOptions& o) {
   namespace fs = std::filesystem;
   const Manifest m = Manifest::from_json(read_json_file(o.manifest), o.manifest);
   const fs::path kernel_dir = fs::path(o.manifest).parent_path();
-  std::set<std::string> compiled;
-  for (const auto& c : m.configs) {
-    const fs::path record = kernel_dir / c.record();
-    std::error_code ec;
-    if (!fs::exists(record, ec)) continue;
-    if (CompileRecord::from_json(read_json_file(record), record.string()).status == "ok") compiled.insert(c.id);
-  }
+  std::set<std::string> compiled = compiled_configs(m, kernel_dir);
   if (!compiled.count(m.default_id))
     throw Error("ktune bake: " + m.kernel + ": the DEFAULT config " + m.default_id +
                 " did not compile (see " + (kernel_dir / m.configs.front().log()).parent_path().string() +
                 "); every build needs it as the fallback");
   std::vector<fs::path> dirs(o.db_dirs.begin(), o.db_dirs.end());
-  BakePlan plan = plan_bake(m, kernel_hash(o.manifest), dirs, compiled);
+  const std::string hash = kernel_hash(o.manifest);
+  if (m.on_demand) {
+    // The winners a DB names may not be built yet, or built from older sources: plan as if
+    // every config were compiled, ask Ninja for the winners (it rebuilds only what is
+    // missing or stale), and plan again. A winner that fails to compile drops out and the
+    // next best takes its place (rarely more than one round).
+    const OnDemandBuild builder(kernel_dir, o.ninja, o.jobs);
+    std::set<std::string> asked;
+    for (;;) {
+      std::set<std::string> candidates = compiled;
+      for (const auto& c : m.configs)
+        if (!asked.count(c.id)) candidates.insert(c.id);
+      std::vector<const ManifestConfig*> wanted;
+      for (const auto& table : plan_bake(m, hash, dirs, candidates).tables)
+        for (const auto& id : winners(table))
+          if (!asked.count(id))
+            for (const auto& c : m.configs)
+              if (c.id == id) wanted.push_back(&c);
+      if (wanted.empty()) break;
+      for (const auto* c : wanted) asked.insert(c->id);
+      auto built = builder.build(wanted);
+      if (built.exit_code != 0)
+        std::cerr << "ktune: warning: " << m.kernel << ": Ninja exited with " << built.exit_code
+                  << " compiling the DBs' winners; see " << builder.log().string() << "\n";
+      compiled = compiled_configs(m, kernel_dir);
+    }
+  }
+  const BakePlan plan = plan_bake(m, hash, dirs, compiled);
   const std::string ptx = o.ptx.empty() ? std::string() : read_file(o.ptx);
   BakeSources sources = emit_bake(plan, m, kernel_dir / "cubins", ptx);
 
@@ -65,6 +109,9 @@ void add_bake_command(CLI::App& app) {
   sub->add_option("--db-dir", o->db_dirs, "a directory of tuning DBs; earlier ones win for a GPU model");
   sub->add_option("--ptx", o->ptx, "the DEFAULT config's PTX, for GPUs nothing was compiled for")
       ->check(CLI::ExistingFile);
+  sub->add_option("--ninja", o->ninja, "Ninja, to compile the winners of kernels compiled on demand")
+      ->capture_default_str();
+  sub->add_option("--jobs", o->jobs, "parallel compiles for those")->capture_default_str()->check(CLI::Range(1u, 4096u));
   sub->add_flag("--quiet", o->quiet, "print nothing");
   sub->callback([o] { run(*o); });
 }

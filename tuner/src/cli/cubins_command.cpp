@@ -20,6 +20,7 @@ struct CubinsOptions {
   std::string manifest;
   bool json = false;
   std::string out;
+  std::string depfile;  // for --out: every file the compiled configs were built from
 };
 
 void run(const CubinsOptions& o) {
@@ -51,6 +52,17 @@ void run(const CubinsOptions& o) {
                             {"compiler_wall_s", wall}, {"failures", failures},
                             {"kernel_hash", kernel_hash(o.manifest)}};
   if (!o.out.empty()) write_file_atomic(o.out, summary.dump(2) + "\n");
+  if (!o.depfile.empty()) {
+    // On-demand kernels: the build step that writes --out reruns when any of these
+    // changes, as eager kernels' steps do through their cubins' own depfiles.
+    if (o.out.empty()) throw Error("--depfile names the inputs of --out; give --out too");
+    std::string text = o.out + ":";
+    for (const auto& input : compiled_inputs(dir)) {
+      text += " \\\n  ";
+      for (char ch : input) text += ch == ' ' ? std::string("\\ ") : ch == '$' ? std::string("$$") : std::string(1, ch);
+    }
+    write_file_atomic(o.depfile, text + "\n");
+  }
   if (o.json) {
     std::cout << summary.dump(2) << "\n";
     return;
@@ -76,6 +88,7 @@ void add_cubins_command(CLI::App& app) {
       ->check(CLI::ExistingFile);
   sub->add_flag("--json", o->json, "print the summary as JSON");
   sub->add_option("--out", o->out, "also write the JSON summary to this file");
+  sub->add_option("--depfile", o->depfile, "also write a Makefile depfile for --out: the files the configs were compiled from");
   sub->callback([o] { run(*o); });
 }
 

@@ -15,6 +15,7 @@ namespace {
 struct PlanOptions {
   PlanRequest request;
   std::string out_dir;
+  std::string tool;  // the `ktune` the build edges run; default: this program
 };
 
 void run(PlanOptions& o) {
@@ -31,14 +32,21 @@ void run(PlanOptions& o) {
   for (const char* sub : {"cubins", "logs", "records", "deps"})
     std::filesystem::create_directories(dir / sub);
   write_file_if_changed(dir / "manifest.json", plan.manifest.to_json().dump(1) + "\n");
-  write_file_if_changed(dir / "configs.cmake", cmake_edges(plan.manifest));
+  const std::string tool =
+      o.tool.empty() ? std::filesystem::read_symlink("/proc/self/exe").string() : o.tool;
+  dir = std::filesystem::absolute(dir);
+  write_file_if_changed(dir / "configs.cmake", cmake_edges(plan.manifest, dir, tool));
+  if (plan.manifest.on_demand) write_file_if_changed(dir / "on_demand.ninja", ninja_edges(plan.manifest, dir, tool));
 
   const Manifest& m = plan.manifest;
   std::cout << m.kernel << ": " << m.configs.size() << " configs of " << m.product << " points";
   std::string def;
   for (const auto& [n, v] : m.spec.default_config) def += " " + n + "=" + std::to_string(v);
-  std::cout << "; default" << def << (plan.default_chosen ? " (no DEFAULT given: the first valid config)" : "")
-            << "\n";
+  std::cout << "; default" << def << (plan.default_chosen ? " (no DEFAULT given: the first valid config)" : "");
+  if (m.on_demand)
+    std::cout << "; compiled on demand (over the eager-build limit of " << o.request.eager_limit
+              << "): the build makes the DEFAULT's cubin, the tuner those its strategy proposes";
+  std::cout << "\n";
 }
 
 }  // namespace
@@ -58,6 +66,10 @@ void add_plan_command(CLI::App& app) {
   sub->add_option("--key", r.keys, "a key (KEYS), once each");
   sub->add_option("--entry", r.entry, "the kernel's extern \"C\" function (default: the kernel name)");
   sub->add_option("--max-configs", r.max_configs, "refuse spaces with more valid configs");
+  sub->add_option("--eager-limit", r.eager_limit,
+                  "compile spaces with more valid configs on demand (default: never)");
+  sub->add_option("--launcher", r.compile.launcher, "compiler launcher argument (e.g. ccache), once each");
+  sub->add_option("--tool", o->tool, "the ktune program the build edges run (default: this one)");
   sub->add_option("--nvcc", r.compile.nvcc, "nvcc used for the cubins (recorded)");
   sub->add_option("--arch", r.compile.arch, "target architecture, e.g. 90 (recorded)");
   sub->add_option("--flag", r.compile.flags, "extra nvcc flag (recorded)");

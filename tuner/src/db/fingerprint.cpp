@@ -212,6 +212,20 @@ Fingerprint Fingerprint::from_json(const json& j) {
   return fp;
 }
 
+std::set<std::string> compiled_inputs(const fs::path& kernel_dir) {
+  std::set<std::string> inputs;
+  std::unordered_set<std::string> seen_lists;  // configs mostly list the same files
+  std::error_code ec;
+  for (fs::directory_iterator it(kernel_dir / "deps", ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->path().extension() != ".d") continue;
+    auto text = read_bytes(it->path());
+    if (!text) continue;
+    if (!seen_lists.insert(std::string(after_first_rule_colon(*text))).second) continue;
+    add_depfile_inputs(*text, inputs);
+  }
+  return inputs;
+}
+
 // Before the first build there are no depfiles: the hash then covers the source and the
 // settings only, and changes once the cubins are built and list their headers. The tune
 // step runs after the cubins, so it always sees the full hash.
@@ -256,16 +270,7 @@ std::string kernel_hash(const std::string& manifest_path) {
   h.number(m.spec.constraints.size());
   for (const auto& c : m.spec.constraints) h.field(c);
 
-  std::set<std::string> headers;
-  std::unordered_set<std::string> seen_lists;
-  std::error_code ec;
-  for (fs::directory_iterator it(dir / "deps", ec), end; !ec && it != end; it.increment(ec)) {
-    if (it->path().extension() != ".d") continue;
-    auto text = read_bytes(it->path());
-    if (!text) continue;
-    if (!seen_lists.insert(std::string(after_first_rule_colon(*text))).second) continue;
-    add_depfile_inputs(*text, headers);
-  }
+  const std::set<std::string> headers = compiled_inputs(dir);
   const fs::path toolkit = fs::path(m.compile.nvcc).parent_path().parent_path();
   auto is_system = [&](const fs::path& p) {
     const std::string s = p.lexically_normal().string();

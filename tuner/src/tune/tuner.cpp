@@ -2,10 +2,12 @@
 
 #include <chrono>
 #include <cstdio>
+#include <future>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -14,6 +16,7 @@
 #include "ktune/db.hpp"
 #include "ktune/fingerprint.hpp"
 #include "ktune/manifest.hpp"
+#include "ktune/on_demand_build.hpp"
 #include "ktune/progress.hpp"
 #include "ktune/worker_process.hpp"
 
@@ -119,6 +122,10 @@ struct KeySummary {
   std::map<std::string, double> phases;  // seconds the workers spent, by phase
   double samples_ms_total = 0;           // sum of every timed sample: the kernel's own time
   double seconds = 0;                    // wall time of this key
+  // On demand: configs handed to Ninja, in how many batches, its wall time, and how long
+  // measuring stood waiting for it (what the pipeline did not hide).
+  std::size_t compiled_asked = 0, compile_batches = 0;
+  double compile_s = 0, compile_wait_s = 0;
 };
 
 }  // namespace
@@ -159,6 +166,9 @@ int tune(const TuneOptions& o) {
   for (const auto& c : m.configs) rows.insert(rows.end(), c.values.begin(), c.values.end());
   const SearchSpace search_space(m.spec.parameters, rows);
 
+  std::optional<OnDemandBuild> on_demand;
+  if (m.on_demand) on_demand.emplace(kernel_dir, o.ninja, o.compile_jobs);
+
   std::vector<KeySummary> summaries;
   for (const auto& key : o.keys) {
     KeySummary ks;
@@ -166,17 +176,15 @@ int tune(const TuneOptions& o) {
     auto strategy = make_strategy(o.strategy, {search_space, default_index, o.seed, o.budget.evaluations});
     Progress progress(m.kernel + " [" + ks.key + "]", m.configs.size());
     const auto key_start = Clock::now();
+    auto key_seconds = [&] { return std::chrono::duration<double>(Clock::now() - key_start).count(); };
+    auto out_of_time = [&] { return o.budget.seconds && key_seconds() >= *o.budget.seconds; };
     double default_seconds = -1;
-    std::size_t evaluations = 0;
-    while (!strategy->done()) {
-      if (o.budget.evaluations && evaluations >= *o.budget.evaluations) break;
-      if (o.budget.seconds && std::chrono::duration<double>(Clock::now() - key_start).count() >= *o.budget.seconds) break;
-      auto batch = strategy->propose(1);
-      if (batch.empty()) break;
-      const std::size_t index = batch[0];
+    std::size_t evaluations = 0, proposed = 0;
+
+    // One config: from the DB, or measured (its cubin must be built by now).
+    auto evaluate = [&](std::size_t index) {
       const ManifestConfig& c = m.configs[index];
       ++evaluations;
-
       std::optional<Measurement> known = o.retune ? std::nullopt : db.find(fp, ks.key, c.id);
       Measurement result;
       if (known) {
@@ -190,6 +198,7 @@ int tune(const TuneOptions& o) {
           compiled = record.status == "ok";
         } catch (const Error& e) {
           record.log = e.what();
+          if (on_demand) record.log += " (Ninja's output: " + on_demand->log().string() + ")";
         }
         if (!compiled) {
           result.status = Status::CompileFailed;
@@ -249,9 +258,56 @@ int tune(const TuneOptions& o) {
         ks.best_id = c.id;
       }
       strategy->observe({index, result.status, result.median_ms});
-      progress.update(evaluations, ks.best_ms, ks.best_id, std::chrono::duration<double>(Clock::now() - key_start).count());
+      progress.update(evaluations, ks.best_ms, ks.best_id, key_seconds());
+    };
+
+    // The next proposals, within the budget; empty when the search is over.
+    auto next_batch = [&](std::size_t size) -> std::vector<std::size_t> {
+      if (strategy->done() || out_of_time()) return {};
+      if (o.budget.evaluations) size = std::min(size, *o.budget.evaluations - std::min(proposed, *o.budget.evaluations));
+      if (size == 0) return {};
+      auto batch = strategy->propose(size);
+      proposed += batch.size();
+      return batch;
+    };
+    // Compiling a batch on another thread: only configs the DB cannot answer.
+    auto compile = [&](const std::vector<std::size_t>& batch) {
+      std::vector<const ManifestConfig*> wanted;
+      for (std::size_t i : batch)
+        if (o.retune || !db.find(fp, ks.key, m.configs[i].id)) wanted.push_back(&m.configs[i]);
+      ks.compiled_asked += wanted.size();
+      if (!wanted.empty()) ++ks.compile_batches;
+      return std::async(std::launch::async, [&on_demand, wanted] { return on_demand->build(wanted); });
+    };
+
+    if (!on_demand) {
+      // Everything is compiled: one config at a time, each proposal informed by every result.
+      for (auto batch = next_batch(1); !batch.empty(); batch = next_batch(1)) evaluate(batch[0]);
+    } else {
+      // Pipelined: batch k+1 compiles (all jobs) while batch k is measured. Its proposals
+      // are made before batch k's results are in: the price of keeping the GPU busy.
+      const std::size_t size = on_demand->jobs();
+      std::vector<std::size_t> ready = next_batch(size);
+      auto compiling = compile(ready);
+      while (!ready.empty()) {
+        const auto wait_start = Clock::now();
+        auto built = compiling.get();
+        ks.compile_wait_s += std::chrono::duration<double>(Clock::now() - wait_start).count();
+        ks.compile_s += built.seconds;
+        if (built.exit_code != 0)
+          std::cerr << "ktune: warning: " << m.kernel << ": Ninja exited with " << built.exit_code
+                    << " compiling configs on demand; see " << on_demand->log().string() << "\n";
+        std::vector<std::size_t> next = next_batch(size);
+        if (!next.empty()) compiling = compile(next);
+        for (std::size_t index : ready) {
+          if (out_of_time()) break;
+          evaluate(index);
+        }
+        if (out_of_time() && compiling.valid()) compiling.wait();
+        ready = out_of_time() ? std::vector<std::size_t>{} : std::move(next);
+      }
     }
-    ks.seconds = std::chrono::duration<double>(Clock::now() - key_start).count();
+    ks.seconds = key_seconds();
     progress.finish(ks.seconds);
     summaries.push_back(ks);
   }
@@ -262,10 +318,24 @@ int tune(const TuneOptions& o) {
         << ", driver " << fp.gpu.driver_version << "), " << m.configs.size() << " configs, "
         << o.keys.size() << " keys, " << std::fixed << std::setprecision(1) << elapsed() << " s, "
         << workers.starts() << " worker start(s)\n";
+  if (on_demand) {
+    std::size_t asked = 0, batches = 0;
+    double compile_s = 0, wait_s = 0;
+    for (const auto& ks : summaries) {
+      asked += ks.compiled_asked;
+      batches += ks.compile_batches;
+      compile_s += ks.compile_s;
+      wait_s += ks.compile_wait_s;
+    }
+    table << "compiled on demand: " << asked << " configs asked of Ninja in " << batches << " batches of up to "
+          << on_demand->jobs() << ", " << compile_s << " s compiling, " << wait_s
+          << " s of it not hidden behind measuring\n";
+  }
   table << std::left << std::setw(28) << "key" << std::setw(44) << "best config" << std::right
         << std::setw(11) << "best ms" << std::setw(11) << "DEFAULT ms" << std::setw(9) << "speedup"
         << "  statuses\n";
   json out = {{"kernel", m.kernel}, {"tuned", true}, {"gpu", fp.gpu.to_json()},
+              {"build", m.on_demand ? "on-demand" : "eager"}, {"strategy", o.strategy},
               {"fingerprint", fp.digest()}, {"db", db.path().string()}, {"keys", json::array()}};
   for (const auto& ks : summaries) {
     std::string best = "-";
@@ -291,7 +361,9 @@ int tune(const TuneOptions& o) {
                            {"default_ms", ks.default_ms}, {"counts", ks.counts},
                            {"measured_now", ks.measured_now}, {"from_db", ks.from_db},
                            {"seconds", ks.seconds}, {"phases_s", ks.phases},
-                           {"samples_ms_total", ks.samples_ms_total}});
+                           {"samples_ms_total", ks.samples_ms_total},
+                           {"compile", {{"asked", ks.compiled_asked}, {"batches", ks.compile_batches},
+                                        {"seconds", ks.compile_s}, {"wait_s", ks.compile_wait_s}}}});
   }
   std::cout << table.str() << "DB: " << db.path().string() << "\n";
   if (!o.summary_out.empty()) write_file_atomic(o.summary_out, out.dump(2) + "\n");

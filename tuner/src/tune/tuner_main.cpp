@@ -44,6 +44,10 @@ int main(int argc, char** argv) {
   app.add_flag("--require-gpu", o.require_gpu, "fail when no GPU is visible (KTUNE_TUNE=ON)");
   app.add_option("--summary-out", o.summary_out, "write the JSON summary here");
   app.add_option("--worker-log", o.worker_log, "file for the workers' output");
+  app.add_option("--ninja", o.ninja, "Ninja, for kernels compiled on demand")->capture_default_str();
+  app.add_option("--compile-jobs", o.compile_jobs, "parallel compiles (and batch size) when on demand")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 4096u));
   try {
     app.parse(argc, argv);
     for (const auto& k : keys) {

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Tuning a space above the eager-build limit with a non-exhaustive strategy on the visible
+# GPU: only the configs the strategy proposes are compiled (batches of KTUNE_COMPILE_JOBS,
+# each compiled while the one before is measured), the bake uses them, the app launches
+# the winner, and a rebuild does nothing. Exit 77 (skipped) when there is no GPU.
+# usage: on_demand.sh <ktune source> <ktune tool> <tuner libs dir> <work dir>
+set -euo pipefail
+root=$1 tool=$2 libs=$3 work=$4
+fail() { echo "FAIL: $*"; exit 1; }
+gpu=$("$tool" gpu)
+grep -q '"gpu": null' <<<"$gpu" && { echo "SKIPPED: no GPU: $(sed -n 's/.*"why": "\(.*\)".*/\1/p' <<<"$gpu")"; exit 77; }
+
+rm -rf "$work" && mkdir -p "$work"
+cp -r "$root/tests/gpu/on_demand" "$root/tests/gpu/tune_sample" "$work/"
+build=$work/build
+kdir=$build/_ktune/axpb
+cmake -S "$work/on_demand" -B "$build" -G Ninja -Dktune_DIR="$root/cmake" -DKTUNE_HOST_TOOL="$tool" \
+  -DKTUNE_TUNER_LIBS="$libs" -DKTUNE_TUNE=ON -DKTUNE_EAGER_LIMIT=64 -DKTUNE_COMPILE_JOBS=8 \
+  >"$work/configure.log" 2>&1 || { cat "$work/configure.log"; fail configure; }
+grep -q "axpb: 128 configs of 128 points; .*compiled on demand (over the eager-build limit of 64)" "$work/configure.log" ||
+  { cat "$work/configure.log"; fail "configure did not put the space on demand"; }
+cmake --build "$build" >"$work/build1.log" 2>&1 || { cat "$work/build1.log"; fail "first build"; }
+grep -v "^\[" "$work/build1.log" | tail -n 8
+
+python3 - "$kdir" <<'PY'
+import json, os, sys
+kdir = sys.argv[1]
+s = json.load(open(os.path.join(kdir, "tune.json")))
+assert s["tuned"] and s["build"] == "on-demand" and s["strategy"] == "genetic", s
+db = json.load(open(s["db"]))
+fp = db["fingerprints"][s["fingerprint"]]
+measured = set()
+for k in s["keys"]:
+    assert k["measured_now"] == 24 and k["counts"] == {"ok": 24}, k
+    assert k["compile"]["batches"] == 3, k  # 24 proposals in batches of 8
+    entries = fp["keys"][k["key"]]
+    assert len(entries) == 24, (k["key"], len(entries))
+    measured |= set(entries)
+records = {f[:-5] for f in os.listdir(os.path.join(kdir, "records")) if f.endswith(".json")}
+assert records == measured, ("compiled but not measured:", records - measured, "measured, not compiled:", measured - records)
+assert len(records) < 128
+waits = sum(k["compile"]["wait_s"] for k in s["keys"]); comp = sum(k["compile"]["seconds"] for k in s["keys"])
+print(f"ok: {len(records)} of 128 configs compiled, exactly those measured (24 per key, 2 keys); "
+      f"Ninja {comp:.1f} s, of it {waits:.1f} s not hidden behind measuring")
+PY
+
+grep -q "ktune: axpb: baked NVIDIA H200 (2 keys" "$work/build1.log" || { cat "$work/build1.log"; fail "the bake did not use the DB just tuned"; }
+"$build/axpb_app" 1000000 | tee "$work/app.txt" || fail "app"
+grep -q "^N=1000000: before exact on NVIDIA H200 (cubin).*correct" "$work/app.txt" || fail "app: exact key"
+echo "ok: the app launches the tuned winner"
+
+cmake --build "$build" >"$work/build2.log" 2>&1 || { cat "$work/build2.log"; fail "second build"; }
+grep -q "ktune: tuning axpb" "$work/build2.log" && { cat "$work/build2.log"; fail "rebuild tuned again"; }
+echo "ok: a rebuild with nothing changed did no tuning"
+echo PASS
