@@ -72,6 +72,10 @@ set_property(GLOBAL APPEND PROPERTY JOB_POOLS "ktune_nvcc=${KTUNE_COMPILE_JOBS}"
 # Ninja runs on-demand kernels' compiles (its own file per kernel, whatever the generator).
 function(_ktune_find_ninja where)
   if(KTUNE_NINJA)
+    if(NOT EXISTS "${KTUNE_NINJA}" OR IS_DIRECTORY "${KTUNE_NINJA}")
+      message(FATAL_ERROR "${where}: KTUNE_NINJA=${KTUNE_NINJA} does not exist; the space is compiled on "
+                          "demand, which needs Ninja: set KTUNE_NINJA to its full path, or unset it to search PATH")
+    endif()
     return()
   endif()
   if(CMAKE_GENERATOR MATCHES "Ninja")

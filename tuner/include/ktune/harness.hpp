@@ -34,6 +34,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "ktune/half.hpp"
 #include "ktune/launch.hpp"
 
 namespace ktune {
@@ -67,9 +68,16 @@ struct Tolerance {
   double rel = 0;
 };
 
+// What a harness buffer may hold: arithmetic types and the 16-bit floats of ktune/half.hpp.
+template <typename T>
+constexpr bool is_buffer_type = std::is_arithmetic_v<T> || std::is_same_v<T, half> || std::is_same_v<T, bfloat16>;
+
 template <typename T>
 constexpr Tolerance default_tolerance() {
-  if constexpr (std::is_same_v<T, float>) return {1e-5, 1e-4};
+  // A few units in the last place of each type: fp16 has 11 significant bits, bf16 8.
+  if constexpr (std::is_same_v<T, half>) return {1e-3, 4e-3};
+  else if constexpr (std::is_same_v<T, bfloat16>) return {1e-2, 3e-2};
+  else if constexpr (std::is_same_v<T, float>) return {1e-5, 1e-4};
   else if constexpr (std::is_same_v<T, double>) return {1e-12, 1e-10};
   else return {0, 0};  // integers: exact
 }
@@ -184,7 +192,7 @@ std::string type_name();
 
 template <typename T>
 Buffer<T> Harness::add(std::size_t n, const Fill& f, bool output, Tolerance tol) {
-  static_assert(std::is_arithmetic_v<T>, "harness buffers hold arithmetic types");
+  static_assert(is_buffer_type<T>, "harness buffers hold arithmetic types, ktune::half or ktune::bfloat16");
   if (n == 0) throw Error("Harness: a buffer of 0 elements; check the key's sizes");
   Slot s;
   s.type = type_name<T>();

@@ -89,6 +89,8 @@ KTUNE_HARNESS_TYPE(int32_t, "int32")
 KTUNE_HARNESS_TYPE(uint32_t, "uint32")
 KTUNE_HARNESS_TYPE(int64_t, "int64")
 KTUNE_HARNESS_TYPE(uint64_t, "uint64")
+KTUNE_HARNESS_TYPE(half, "half")
+KTUNE_HARNESS_TYPE(bfloat16, "bfloat16")
 #undef KTUNE_HARNESS_TYPE
 
 }  // namespace ktune
