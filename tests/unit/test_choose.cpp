@@ -114,6 +114,14 @@ TEST(Choose, ExactKeyOnTheTunedModel) {
   EXPECT_EQ(small.image, ImageKind::Cubin);
 }
 
+TEST(Choose, DefaultOnlyIgnoresTheTables) {
+  const BakedKernel k = kernel();
+  const ktune::Choice c = ktune::choose(k, h200(), key(1024, 1024, 1024), {.default_only = true});
+  EXPECT_EQ(c.rule, Rule::Default);
+  EXPECT_EQ(c.config, k.default_config);
+  EXPECT_EQ(c.image, ImageKind::Cubin);
+}
+
 TEST(Choose, NearestKeyWithinAFactorFour) {
   const BakedKernel k = kernel();
   const ktune::Choice c = ktune::choose(k, h200(), key(1000, 1024, 1024));

@@ -36,6 +36,7 @@ struct GpuInfo {
 struct ChooseOptions {
   bool use_cubins = true;          // false: PTX only (KTUNE_NO_CUBINS=1), to test the JIT path
   double near_factor = 4.0;        // a tuned key this close (log-space distance) is "near"
+  bool default_only = false;       // ignore the tables: the baseline that tuning is measured against
 };
 
 struct Choice {

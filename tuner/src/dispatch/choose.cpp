@@ -123,8 +123,8 @@ Choice choose(const BakedKernel& k, const GpuInfo& gpu, std::span<const int64_t>
     }
     return true;
   };
-  bool found = model && pick(model, Rule::Exact, Rule::NearestKey);
-  for (std::size_t i = 0; !found && i < same_arch.size(); ++i)
+  bool found = !options.default_only && model && pick(model, Rule::Exact, Rule::NearestKey);
+  for (std::size_t i = 0; !found && !options.default_only && i < same_arch.size(); ++i)
     found = pick(same_arch[i], Rule::SameArch, Rule::SameArch);
   if (!found) c = Choice{k.default_config, Rule::Default, ImageKind::Cubin, nullptr, 0};
 
