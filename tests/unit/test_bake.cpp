@@ -840,10 +840,14 @@ TEST(BakeEmit, GeneratedSourceCompiles) {
       "  const ktune::Choice choice = ktune_sgemm::choice(key);\n"
       "  (void)choice;\n"
       "  const ktune::BakedKernel& k = ktune_sgemm::baked;\n"
-      "  (void)k;\n"
+      "  (void)k.declared_keys.size();\n"
       "}\n";
   const std::string errors = compile(tools, tmp.path() / "gen", out, "sgemm", check);
   EXPECT_EQ(errors, "") << "--- header\n" << out.header << "--- source\n" << out.source;
+  // The declared KEYS, in key_dims order, for demos and benchmarks.
+  EXPECT_NE(out.source.find("const int64_t declared_keys[] = {1024LL, 1024LL, 1024LL, 4096LL, 4096LL, 4096LL};"),
+            std::string::npos) << out.source;
+  EXPECT_NE(out.source.find("{declared_keys, 6}}"), std::string::npos);
 }
 
 // ---------------------------------------------------------------------------- helpers

@@ -56,6 +56,9 @@ struct BakedKernel {
   BakedArch cubin_arch;
   BakedArch ptx_arch;
   const char* note;                       // what the bake used, in one line
+  // The KEYS the kernel was declared (and tuned) for, key_dims.size() values each, one
+  // key after another: what a demo or a benchmark runs.
+  std::span<const int64_t> declared_keys = {};
 };
 
 }  // namespace ktune

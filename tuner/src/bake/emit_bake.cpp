@@ -218,12 +218,18 @@ BakeSources emit_bake(const BakePlan& plan, const Manifest& m, const fs::path& c
       << ", " << small(t.gpu.sm_count) << ", " << cpp_string_literal(t.source) << ", entries_" << g << ", "
       << (t.common_best.empty() ? 0 : add(t.common_best)) << "},\n";
   }
-  s << (plan.tables.empty() ? "  {\"\", 0, 0, 0, \"\", {}, 0},\n" : "") << "};\n\n}  // namespace\n\n";
+  s << (plan.tables.empty() ? "  {\"\", 0, 0, 0, \"\", {}, 0},\n" : "") << "};\n";
+  std::vector<int64_t> declared;
+  for (const auto& key : m.keys)
+    for (const auto& [name, value] : key) declared.push_back(value);
+  s << "const int64_t declared_keys[] = {" << int_list(declared) << (declared.empty() ? "0" : "") << "};\n\n"
+    << "}  // namespace\n\n";
   s << "extern const ktune::BakedKernel baked = {\n  " << cpp_string_literal(m.kernel) << ", "
     << cpp_string_literal(m.entry) << ",\n  {parameters, " << params.size() << "}, {key_dims, "
     << plan.key_dims.size() << "},\n  configs, {gpus, " << plan.tables.size() << "}, 0,\n  {" << cubin_major
     << ", " << cubin_minor << ", " << (specific ? "true" : "false") << "}, {" << cubin_major << ", " << cubin_minor
-    << ", " << (specific ? "true" : "false") << "},\n  " << cpp_string_literal(plan.note) << "};\n\n"
+    << ", " << (specific ? "true" : "false") << "},\n  " << cpp_string_literal(plan.note) << ",\n  {declared_keys, "
+    << declared.size() << "}};\n\n"
     << "ktune::Dispatcher& dispatcher() {\n  static ktune::Dispatcher d(baked);\n  return d;\n}\n\n}  // namespace "
     << ns << "\n";
   return {h.str(), s.str()};
