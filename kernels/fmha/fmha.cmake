@@ -1,0 +1,44 @@
+# fmha: fused multi-head attention forward (flash-attention style), one source compiled
+# per head dimension. Included by kernels/CMakeLists.txt.
+#
+# Constraints, per head dimension D (the kernel's static_asserts say the same):
+# - each warp owns a whole number of m16 tiles;
+# - shared memory (Q tile + STAGES K and V tiles, fp16) fits a block's 227 KiB, and OCC
+#   blocks of it (plus 1 KiB the SM reserves per block) fit the SM's 228 KiB;
+# - registers: the fp32 accumulators of O (D/2 per m16 tile) and of the scores (TILE_N/2),
+#   Q's fragments with QREG (D/4), plus about 40 for addresses and softmax state, must fit
+#   the __launch_bounds__ cap (65536 / threads / OCC, at most 255); configs over it spill.
+function(_fmha_add_kernel D)
+  set(smem "(TILE_M + 2 * STAGES * TILE_N) * ${D} * 2")
+  ktune_add_kernel(fmha_d${D}
+    SOURCE  ${CMAKE_CURRENT_LIST_DIR}/fmha.cu
+    PARAMS  "TILE_M=64,128" "TILE_N=32,64,128" "WARPS=4,8" "STAGES=1,2" "QREG=0,1"
+            "OCC=1,2" "num_ctas=1,2"
+    WHERE   "(TILE_M // WARPS) % 16 == 0"
+            "${smem} <= 232448"
+            "OCC * (${smem} + 1024) <= 233472"
+            "(TILE_M // WARPS // 16) * ((${D} + TILE_N) // 2 + QREG * ${D} // 4) + 40 <= min(255, 65536 // (WARPS * 32 * OCC))"
+    DEFAULT "TILE_M=64 TILE_N=64 WARPS=4 STAGES=1 QREG=0 OCC=1 num_ctas=1"
+    FLAGS   -DHEAD_DIM=${D} -O3 -lineinfo
+    ENTRY   fmha_d${D}
+    KEYS    ${ARGN}
+    HARNESS ${CMAKE_CURRENT_LIST_DIR}/fmha_harness.cpp
+    STRATEGY genetic  # a budget per key: the examples are tuned within a build's time
+    BUDGET   32
+    SEED     1)
+  if(TARGET ktune_fmha_d${D}_tuner)
+    target_compile_definitions(ktune_fmha_d${D}_tuner PRIVATE FMHA_HEAD_DIM=${D})
+    # The host reference runs once per key (up to ~35 G multiply-adds): never at -O0.
+    if(NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES
+       AND CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
+      target_compile_options(ktune_fmha_d${D}_tuner PRIVATE -O2)
+    endif()
+  endif()
+endfunction()
+
+_fmha_add_kernel(64
+  "BH=64 S=512 CAUSAL=0" "BH=32 S=2048 CAUSAL=0" "BH=32 S=2048 CAUSAL=1"
+  "BH=128 S=2048 CAUSAL=0" "BH=8 S=1000 CAUSAL=0")
+_fmha_add_kernel(128
+  "BH=64 S=512 CAUSAL=0" "BH=32 S=2048 CAUSAL=0" "BH=32 S=2048 CAUSAL=1"
+  "BH=16 S=4096 CAUSAL=1" "BH=8 S=1000 CAUSAL=0" "BH=8 S=1000 CAUSAL=1")

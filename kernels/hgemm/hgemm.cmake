@@ -1,0 +1,56 @@
+# hgemm: fp16 and bf16 tensor-core GEMM (mma.sync m16n8k16, ldmatrix, cp.async pipeline),
+# one source compiled as two kernels with the same space. Included by kernels/CMakeLists.txt.
+#
+# WHERE keeps what can run: whole warp tiles in the block tile, 32..1024 threads, the
+# pipeline's dynamic shared memory within the 227 KiB a block may opt in to (and OCC blocks,
+# each with 1 KiB the system reserves, within the SM's 228 KiB), and registers: the
+# accumulators (WM*WN/32 a thread), the A and B fragments (WM/4 + WN/4) and about 40 for
+# addresses must fit OCC blocks in the SM's 64 K registers, or ptxas would spill to meet
+# __launch_bounds__.
+set(_hgemm_params
+  "BM=64,128,256" "BN=64,128,256" "BK=16,32,64"
+  "WM=32,64" "WN=32,64"
+  "STAGES=2..5" "GROUP_M=1,8,16" "OCC=1,2" "num_ctas=1,2")
+set(_hgemm_where
+  "BM % WM == 0 and BN % WN == 0"
+  "32 <= (BM // WM) * (BN // WN) * 32 <= 1024"
+  "STAGES * (BM * BK + BK * BN) * 2 <= 227 * 1024"
+  "OCC * (STAGES * (BM * BK + BK * BN) * 2 + 1024) <= 228 * 1024"
+  "(WM * WN // 32 + WM // 4 + WN // 4 + 40) * (BM // WM) * (BN // WN) * 32 * OCC <= 65536")
+set(_hgemm_default "BM=128 BN=128 BK=32 WM=64 WN=64 STAGES=3 GROUP_M=8 OCC=1 num_ctas=1")
+# Square, small square, tall-skinny, sizes off every tile (K, N still multiples of 8),
+# and a short-wide one with a long K.
+set(_hgemm_keys
+  "M=4096 N=4096 K=4096" "M=1024 N=1024 K=1024" "M=8192 N=256 K=4096"
+  "M=1000 N=1032 K=1000" "M=128 N=4096 K=8192")
+
+foreach(_hgemm_type f16 bf16)
+  if(_hgemm_type STREQUAL "bf16")
+    set(_hgemm_bf16 1)
+  else()
+    set(_hgemm_bf16 0)
+  endif()
+  ktune_add_kernel(hgemm_${_hgemm_type}
+    SOURCE  ${CMAKE_CURRENT_LIST_DIR}/hgemm.cu
+    PARAMS  ${_hgemm_params}
+    WHERE   ${_hgemm_where}
+    DEFAULT "${_hgemm_default}"
+    FLAGS   -O3 -lineinfo -DHGEMM_BF16=${_hgemm_bf16}
+    ENTRY   hgemm_${_hgemm_type}
+    KEYS    ${_hgemm_keys}
+    HARNESS ${CMAKE_CURRENT_LIST_DIR}/hgemm_harness.cpp
+    # 3444 configs: compiled on demand, searched, not measured whole.
+    STRATEGY genetic
+    BUDGET   32
+    SEED     1)
+  if(TARGET ktune_hgemm_${_hgemm_type}_tuner)
+    # The harness picks its element type with the same macro as the kernel.
+    target_compile_definitions(ktune_hgemm_${_hgemm_type}_tuner PRIVATE HGEMM_BF16=${_hgemm_bf16})
+    # The reference is cuBLAS where the toolkit has it (the host reference otherwise).
+    find_package(CUDAToolkit QUIET)
+    if(TARGET CUDA::cublas)
+      target_link_libraries(ktune_hgemm_${_hgemm_type}_tuner PRIVATE CUDA::cublas)
+      target_compile_definitions(ktune_hgemm_${_hgemm_type}_tuner PRIVATE KTUNE_HGEMM_CUBLAS=1)
+    endif()
+  endif()
+endforeach()

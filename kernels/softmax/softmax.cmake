@@ -1,0 +1,45 @@
+# Row-wise softmax, fp32 and bf16 from one source (included by kernels/CMakeLists.txt).
+# The two variants share the space except VEC, whose bound is 16 bytes per load: 4 fp32,
+# 8 bf16. Whether the best row tile grows as the type shrinks is what the tuner shows.
+set(_softmax_where
+  # A row gets BLOCK / ROWS_PER_BLOCK threads: at least 8 (a shuffle group).
+  "BLOCK // ROWS_PER_BLOCK >= 8"
+  # The occupancy hint only where it changes the register budget (below 64 per thread).
+  "OCC == 1 or 1024 <= BLOCK * OCC <= 2048"
+  # 32 registers per thread (2048 threads per SM) leave no room for a cached row.
+  "not (CACHE_ROW == 1 and BLOCK * OCC >= 2048)")
+set(_softmax_keys
+  "ROWS=16384 COLS=1024" "ROWS=4096 COLS=4096" "ROWS=1024 COLS=16384"
+  "ROWS=65536 COLS=128"
+  "ROWS=8192 COLS=1000"   # not a multiple of any row tile: partial last passes
+  "ROWS=2048 COLS=999")   # not a multiple of VEC: the scalar path of every config
+
+ktune_add_kernel(softmax_f32
+  SOURCE  ${CMAKE_CURRENT_LIST_DIR}/softmax.cu
+  ENTRY   softmax_f32
+  PARAMS  "BLOCK=64,128,256,512,1024" "ROWS_PER_BLOCK=1,2,4,8,16" "VEC=1,2,4"
+          "CACHE_ROW=0,1" "OCC=1,2,4"
+  WHERE   ${_softmax_where}
+  DEFAULT "BLOCK=256 ROWS_PER_BLOCK=1 VEC=4 CACHE_ROW=0 OCC=1"
+  FLAGS   -DSOFTMAX_BF16=0 -O3 -lineinfo
+  KEYS    ${_softmax_keys}
+  HARNESS ${CMAKE_CURRENT_LIST_DIR}/softmax_harness.cpp
+  STRATEGY genetic  # a budget per key: the examples are tuned within a build's time
+  BUDGET   40
+  SEED     1)
+target_compile_definitions(ktune_softmax_f32_tuner PRIVATE SOFTMAX_BF16=0)
+
+ktune_add_kernel(softmax_bf16
+  SOURCE  ${CMAKE_CURRENT_LIST_DIR}/softmax.cu
+  ENTRY   softmax_bf16
+  PARAMS  "BLOCK=64,128,256,512,1024" "ROWS_PER_BLOCK=1,2,4,8,16" "VEC=1,2,4,8"
+          "CACHE_ROW=0,1" "OCC=1,2,4"
+  WHERE   ${_softmax_where}
+  DEFAULT "BLOCK=256 ROWS_PER_BLOCK=1 VEC=4 CACHE_ROW=0 OCC=1"
+  FLAGS   -DSOFTMAX_BF16=1 -O3 -lineinfo
+  KEYS    ${_softmax_keys}
+  HARNESS ${CMAKE_CURRENT_LIST_DIR}/softmax_harness.cpp
+  STRATEGY genetic  # a budget per key: the examples are tuned within a build's time
+  BUDGET   40
+  SEED     1)
+target_compile_definitions(ktune_softmax_bf16_tuner PRIVATE SOFTMAX_BF16=1)
