@@ -137,6 +137,7 @@ Example gemm(const ktune::BakedKernel& k, ktune::Dispatcher& tuned, bool sixteen
               Problem p = sixteen_bit
                               ? problem(k, tuned, base, key, hgemm_launch(A.ptr(), B.ptr(), C.ptr(), M, N, K))
                               : problem(k, tuned, base, key, sgemm_launch(A.ptr(), B.ptr(), C.ptr(), M, N, K));
+              p.buffers = {A.memory, B.memory, C.memory};
               p.work = 2.0 * M * N * K;
               p.output = [C] { return download(C); };
               p.abs_tol = abs_tol;
@@ -166,6 +167,7 @@ Example fmha(const ktune::BakedKernel& k, ktune::Dispatcher& tuned, int head_dim
               auto O = allocate<ktune::half>(n);
               Problem p = problem(k, tuned, base, key,
                                   fmha_launch(Q.ptr(), K.ptr(), V.ptr(), O.ptr(), BH, S, head_dim, causal));
+              p.buffers = {Q.memory, K.memory, V.memory, O.memory};
               // Q K^T and P V: 2 S^2 D multiply-adds per head; half of them with the causal mask.
               p.work = 4.0 * BH * double(S) * S * head_dim * (causal ? 0.5 : 1.0);
               p.output = [O] { return download(O); };
@@ -188,6 +190,7 @@ Example softmax(const ktune::BakedKernel& k, ktune::Dispatcher& tuned, double ab
               auto x = random_device<T>(n, 1);
               auto y = allocate<T>(n), copy = allocate<T>(n);
               Problem p = problem(k, tuned, base, key, softmax_launch(x.ptr(), y.ptr(), rows, cols));
+              p.buffers = {x.memory, y.memory, copy.memory};
               p.work = 2.0 * n * sizeof(T);  // read x once, write y once: the least it can move
               p.flops = false;
               p.output = [y] { return download(y); };
@@ -211,6 +214,7 @@ Example transpose(const ktune::BakedKernel& k, ktune::Dispatcher& tuned) {
               auto in = random_device<float>(n, 1);
               auto t = allocate<float>(n), copy = allocate<float>(n);
               Problem p = problem(k, tuned, base, key, transpose_launch(in.ptr(), t.ptr(), rows, cols));
+              p.buffers = {in.memory, t.memory, copy.memory};
               p.work = 2.0 * n * sizeof(float);
               p.flops = false;
               p.output = [t] { return download(t); };

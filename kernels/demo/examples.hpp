@@ -7,6 +7,7 @@
 #include <cuda.h>
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,7 @@ struct Problem {
   double abs_tol = 0, rel_tol = 0;                        // tuned against DEFAULT outputs
   std::string reference_name;                             // "cuBLAS", "device copy", or empty
   std::function<void(CUstream)> reference;                // one launch of the reference
+  std::vector<std::shared_ptr<void>> buffers;             // the device memory the launches use
 };
 
 struct Example {

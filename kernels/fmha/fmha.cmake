@@ -25,7 +25,8 @@ function(_fmha_add_kernel D)
     HARNESS ${CMAKE_CURRENT_LIST_DIR}/fmha_harness.cpp
     STRATEGY genetic  # a budget per key: the examples are tuned within a build's time
     BUDGET   32
-    SEED     1)
+    SEED     1
+    DB_DIRS  ${KTUNE_ROOT}/generated/fmha_d${D})  # tuned on the H200, used without a GPU
   if(TARGET ktune_fmha_d${D}_tuner)
     target_compile_definitions(ktune_fmha_d${D}_tuner PRIVATE FMHA_HEAD_DIM=${D})
     # The host reference runs once per key (up to ~35 G multiply-adds): never at -O0.

@@ -26,7 +26,8 @@ ktune_add_kernel(softmax_f32
   HARNESS ${CMAKE_CURRENT_LIST_DIR}/softmax_harness.cpp
   STRATEGY genetic  # a budget per key: the examples are tuned within a build's time
   BUDGET   40
-  SEED     1)
+  SEED     1
+  DB_DIRS  ${KTUNE_ROOT}/generated/softmax_f32)  # tuned on the H200, used without a GPU
 target_compile_definitions(ktune_softmax_f32_tuner PRIVATE SOFTMAX_BF16=0)
 
 ktune_add_kernel(softmax_bf16
@@ -41,5 +42,6 @@ ktune_add_kernel(softmax_bf16
   HARNESS ${CMAKE_CURRENT_LIST_DIR}/softmax_harness.cpp
   STRATEGY genetic  # a budget per key: the examples are tuned within a build's time
   BUDGET   40
-  SEED     1)
+  SEED     1
+  DB_DIRS  ${KTUNE_ROOT}/generated/softmax_bf16)  # tuned on the H200, used without a GPU
 target_compile_definitions(ktune_softmax_bf16_tuner PRIVATE SOFTMAX_BF16=1)

@@ -15,4 +15,5 @@ ktune_add_kernel(transpose
   HARNESS ${CMAKE_CURRENT_LIST_DIR}/transpose_harness.cpp
   STRATEGY genetic  # a budget per key: the examples are tuned within a build's time
   BUDGET   40
-  SEED     1)
+  SEED     1
+  DB_DIRS  ${KTUNE_ROOT}/generated/transpose)  # tuned on the H200, used without a GPU
