@@ -34,4 +34,4 @@ for d, bh, s, causal in KEYS:
         times.append(start.elapsed_time(stop))
     ms = sorted(times)[len(times) // 2]
     flops = 4.0 * bh * s * s * d * (0.5 if causal else 1.0)
-    print(f"fmha_d{d:<4} BH={bh} S={s} CAUSAL={causal}: {ms:.4f} ms, {flops / ms / 1e9:.0f} GFLOP/s")
+    print(f"fmha_d{d:<4} BH={bh} S={s} CAUSAL={causal}: {ms:.4f} ms, {flops / ms / 1e9:.0f} TFLOP/s")

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The main job: configure and build ktune with its example kernels, which compiles every
-# valid config of each example space to its own cubin in parallel under Ninja.
+# The main job: configure and build ktune with its example kernels (each space compiled in
+# parallel under Ninja, tuned where a GPU is visible, baked), then run ktune-demo.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
@@ -11,3 +11,5 @@ echo
 for m in build/default/_ktune/*/manifest.json; do
   build/default/bin/ktune space "$m"
 done
+echo
+build/default/bin/ktune-demo
