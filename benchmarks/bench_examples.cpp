@@ -16,6 +16,7 @@
 #include "examples.hpp"
 
 int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // a line at a time: nothing lost if it is stopped
   std::vector<std::string> only(argv + 1, argv + argc);
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {

@@ -37,6 +37,7 @@ bool outputs_match(const std::vector<double>& got, const std::vector<double>& wa
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // a line at a time: nothing lost if it is stopped
   std::vector<std::string> only(argv + 1, argv + argc);
   auto wanted = [&](const char* name) {
     if (only.empty()) return true;
