@@ -17,6 +17,25 @@ for k in $kernels; do
   grep -q "ktune: $k: baked NVIDIA H200 ([0-9]* keys, from .*generated/$k/NVIDIA_H200.json)" "$work/build.log" ||
     { grep -n "ktune: $k" "$work/build.log"; fail "$k: the shipped H200 DB was not baked"; }
 done
+# Each shipped DB: loads as JSON, names the fingerprint it was made with (GPU, kernel hash,
+# nvcc), whose kernel hash is this tree's kernel, and only configs of the current space.
+for k in $kernels; do
+  hash=$("$tool" cubins --json "$work/build/_ktune/$k/manifest.json" | python3 -c "import json,sys; print(json.load(sys.stdin)['kernel_hash'])")
+  python3 - "$root/generated/$k/NVIDIA_H200.json" "$work/build/_ktune/$k/manifest.json" "$hash" <<'PY' || fail "$k: the shipped DB"
+import json, sys
+db, manifest, want = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), sys.argv[3]
+ids = {c["id"] for c in manifest["configs"]}
+fps = [f["fingerprint"] for f in db["fingerprints"].values()]
+assert any(f["kernel_hash"] == want for f in fps), ("no fingerprint of this kernel version", want, fps)
+for fp in db["fingerprints"].values():
+    f = fp["fingerprint"]
+    assert f["gpu"]["name"] == "NVIDIA H200" and f["nvcc_version"], f
+    for key, entries in fp["keys"].items():
+        assert set(entries) <= ids, (key, set(entries) - ids)
+print(f"ok: {sys.argv[1].split('/')[-2]}: fingerprint {want} (NVIDIA H200, nvcc {fps[0]['nvcc_version']}), "
+      f"{sum(len(e) for fp in db['fingerprints'].values() for e in fp['keys'].values())} measurements, all of this space")
+PY
+done
 cubins=$(find "$work/build/_ktune" -path '*/records/*.json' | wc -l)
 echo "ok: every example baked its shipped H200 table; $cubins configs compiled"
 "$work/build/bin/ktune-demo" | tee "$work/demo.txt"
