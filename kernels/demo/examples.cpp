@@ -106,9 +106,8 @@ void cublas_gemm(cudaDataType type, CUdeviceptr A, CUdeviceptr B, CUdeviceptr C,
                  CUstream s) {
   cublasSetStream(cublas(), s);
   const float one = 1, zero = 0;
-  const auto compute = type == CUDA_R_32F ? CUBLAS_COMPUTE_32F : CUBLAS_COMPUTE_32F;
   if (cublasGemmEx(cublas(), CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, reinterpret_cast<void*>(B), type, N,
-                   reinterpret_cast<void*>(A), type, K, &zero, reinterpret_cast<void*>(C), type, N, compute,
+                   reinterpret_cast<void*>(A), type, K, &zero, reinterpret_cast<void*>(C), type, N, CUBLAS_COMPUTE_32F,
                    CUBLAS_GEMM_DEFAULT) != CUBLAS_STATUS_SUCCESS)
     throw std::runtime_error("cublasGemmEx failed");
 }

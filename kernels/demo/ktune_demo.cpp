@@ -26,7 +26,7 @@ void print_tables(const ktune::BakedKernel& k) {
                   examples::config_text(k, e.config).c_str(), e.best_ms);
 }
 
-// Largest error of `got` against `want` beyond abs + rel |want|; 0 when within.
+// Whether every element of `got` is within abs + rel |want| of `want`.
 bool outputs_match(const std::vector<double>& got, const std::vector<double>& want, double abs, double rel) {
   if (got.size() != want.size()) return false;
   for (std::size_t i = 0; i < got.size(); ++i)

@@ -14,34 +14,24 @@ set(_softmax_keys
   "ROWS=8192 COLS=1000"   # not a multiple of any row tile: partial last passes
   "ROWS=2048 COLS=999")   # not a multiple of VEC: the scalar path of every config
 
-ktune_add_kernel(softmax_f32
-  SOURCE  ${CMAKE_CURRENT_LIST_DIR}/softmax.cu
-  ENTRY   softmax_f32
-  PARAMS  "BLOCK=64,128,256,512,1024" "ROWS_PER_BLOCK=1,2,4,8,16" "VEC=1,2,4"
-          "CACHE_ROW=0,1" "OCC=1,2,4"
-  WHERE   ${_softmax_where}
-  DEFAULT "BLOCK=256 ROWS_PER_BLOCK=1 VEC=4 CACHE_ROW=0 OCC=1"
-  FLAGS   -DSOFTMAX_BF16=0 -O3 -lineinfo
-  KEYS    ${_softmax_keys}
-  HARNESS ${CMAKE_CURRENT_LIST_DIR}/softmax_harness.cpp
-  STRATEGY genetic  # a budget per key: the examples are tuned within a build's time
-  BUDGET   40
-  SEED     1
-  DB_DIRS  ${KTUNE_ROOT}/generated/softmax_f32)  # tuned on the H200, used without a GPU
-target_compile_definitions(ktune_softmax_f32_tuner PRIVATE SOFTMAX_BF16=0)
+# One variant: its name, SOFTMAX_BF16 and the VEC values whose loads are 16 bytes at most.
+function(_softmax_add_kernel type bf16 vec)
+  ktune_add_kernel(softmax_${type}
+    SOURCE  ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/softmax.cu
+    ENTRY   softmax_${type}
+    PARAMS  "BLOCK=64,128,256,512,1024" "ROWS_PER_BLOCK=1,2,4,8,16" "VEC=${vec}"
+            "CACHE_ROW=0,1" "OCC=1,2,4"
+    WHERE   ${_softmax_where}
+    DEFAULT "BLOCK=256 ROWS_PER_BLOCK=1 VEC=4 CACHE_ROW=0 OCC=1"
+    FLAGS   -DSOFTMAX_BF16=${bf16} -O3 -lineinfo
+    KEYS    ${_softmax_keys}
+    HARNESS ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/softmax_harness.cpp
+    STRATEGY genetic  # a budget per key: the examples are tuned within a build's time
+    BUDGET   40
+    SEED     1
+    DB_DIRS  ${KTUNE_ROOT}/generated/softmax_${type})  # tuned on the H200, used without a GPU
+  target_compile_definitions(ktune_softmax_${type}_tuner PRIVATE SOFTMAX_BF16=${bf16})
+endfunction()
 
-ktune_add_kernel(softmax_bf16
-  SOURCE  ${CMAKE_CURRENT_LIST_DIR}/softmax.cu
-  ENTRY   softmax_bf16
-  PARAMS  "BLOCK=64,128,256,512,1024" "ROWS_PER_BLOCK=1,2,4,8,16" "VEC=1,2,4,8"
-          "CACHE_ROW=0,1" "OCC=1,2,4"
-  WHERE   ${_softmax_where}
-  DEFAULT "BLOCK=256 ROWS_PER_BLOCK=1 VEC=4 CACHE_ROW=0 OCC=1"
-  FLAGS   -DSOFTMAX_BF16=1 -O3 -lineinfo
-  KEYS    ${_softmax_keys}
-  HARNESS ${CMAKE_CURRENT_LIST_DIR}/softmax_harness.cpp
-  STRATEGY genetic  # a budget per key: the examples are tuned within a build's time
-  BUDGET   40
-  SEED     1
-  DB_DIRS  ${KTUNE_ROOT}/generated/softmax_bf16)  # tuned on the H200, used without a GPU
-target_compile_definitions(ktune_softmax_bf16_tuner PRIVATE SOFTMAX_BF16=1)
+_softmax_add_kernel(f32 0 "1,2,4")
+_softmax_add_kernel(bf16 1 "1,2,4,8")

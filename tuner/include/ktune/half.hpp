@@ -8,19 +8,25 @@
 
 namespace ktune {
 
-struct half {
+// A 16-bit float of a given Format (from_float, to_float): the storage, the conversions
+// and nothing else; arithmetic happens in float.
+template <typename Format>
+struct Float16 {
   uint16_t bits = 0;
-  half() = default;
-  explicit half(float f) : bits(from_float(f)) {}
-  explicit half(double d) : half(static_cast<float>(d)) {}
-  explicit operator float() const { return to_float(bits); }
-  explicit operator double() const { return to_float(bits); }
-  static half from_bits(uint16_t b) {
-    half h;
+  Float16() = default;
+  explicit Float16(float f) : bits(Format::from_float(f)) {}
+  explicit Float16(double d) : Float16(static_cast<float>(d)) {}
+  explicit operator float() const { return Format::to_float(bits); }
+  explicit operator double() const { return Format::to_float(bits); }
+  static Float16 from_bits(uint16_t b) {
+    Float16 h;
     h.bits = b;
     return h;
   }
+};
 
+// IEEE binary16: 5 exponent bits, 10 mantissa bits.
+struct Fp16Format {
   static uint16_t from_float(float f) {
     const uint32_t u = std::bit_cast<uint32_t>(f);
     const uint16_t sign = static_cast<uint16_t>((u >> 16) & 0x8000u);
@@ -53,19 +59,8 @@ struct half {
   }
 };
 
-struct bfloat16 {
-  uint16_t bits = 0;
-  bfloat16() = default;
-  explicit bfloat16(float f) : bits(from_float(f)) {}
-  explicit bfloat16(double d) : bfloat16(static_cast<float>(d)) {}
-  explicit operator float() const { return to_float(bits); }
-  explicit operator double() const { return to_float(bits); }
-  static bfloat16 from_bits(uint16_t b) {
-    bfloat16 h;
-    h.bits = b;
-    return h;
-  }
-
+// bfloat16: float's 8 exponent bits, 7 mantissa bits.
+struct Bf16Format {
   static uint16_t from_float(float f) {
     const uint32_t u = std::bit_cast<uint32_t>(f);
     if ((u & 0x7FFFFFFFu) > 0x7F800000u) return static_cast<uint16_t>((u >> 16) | 0x40u);  // quiet NaN
@@ -73,6 +68,9 @@ struct bfloat16 {
   }
   static float to_float(uint16_t b) { return std::bit_cast<float>(static_cast<uint32_t>(b) << 16); }
 };
+
+using half = Float16<Fp16Format>;
+using bfloat16 = Float16<Bf16Format>;
 
 static_assert(sizeof(half) == 2 && sizeof(bfloat16) == 2);
 

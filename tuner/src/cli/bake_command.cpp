@@ -3,6 +3,7 @@
 // bake.json saying what was used. Prints one line: which GPUs' tables, or DEFAULT only.
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -26,16 +27,12 @@ struct BakeOptions {
   bool quiet = false;
 };
 
-// Configs whose compile records say "ok".
-std::set<std::string> compiled_configs(const Manifest& m, const std::filesystem::path& kernel_dir) {
-  std::set<std::string> compiled;
-  for (const auto& c : m.configs) {
-    const auto record = kernel_dir / c.record();
-    std::error_code ec;
-    if (!std::filesystem::exists(record, ec)) continue;
-    if (CompileRecord::from_json(read_json_file(record), record.string()).status == "ok") compiled.insert(c.id);
-  }
-  return compiled;
+// Whether a config's compile record exists and says "ok".
+bool compiled_ok(const std::filesystem::path& kernel_dir, const ManifestConfig& c) {
+  const auto record = kernel_dir / c.record();
+  std::error_code ec;
+  return std::filesystem::exists(record, ec) &&
+         CompileRecord::from_json(read_json_file(record), record.string()).status == "ok";
 }
 
 // The configs a table launches: each key's best and the common best.
@@ -50,7 +47,9 @@ void run(const BakeOptions& o) {
   namespace fs = std::filesystem;
   const Manifest m = Manifest::from_json(read_json_file(o.manifest), o.manifest);
   const fs::path kernel_dir = fs::path(o.manifest).parent_path();
-  std::set<std::string> compiled = compiled_configs(m, kernel_dir);
+  std::set<std::string> compiled;
+  for (const auto& c : m.configs)
+    if (compiled_ok(kernel_dir, c)) compiled.insert(c.id);
   if (!compiled.count(m.default_id))
     throw Error("ktune bake: " + m.kernel + ": the DEFAULT config " + m.default_id +
                 " did not compile (see " + (kernel_dir / m.configs.front().log()).parent_path().string() +
@@ -63,24 +62,26 @@ void run(const BakeOptions& o) {
     // missing or stale), and plan again. A winner that fails to compile drops out and the
     // next best takes its place (rarely more than one round).
     const OnDemandBuild builder(kernel_dir, o.ninja, o.jobs);
-    std::set<std::string> asked;
+    std::map<std::string, const ManifestConfig*> by_id;
+    std::set<std::string> candidates, asked;
+    for (const auto& c : m.configs) {
+      by_id[c.id] = &c;
+      candidates.insert(c.id);
+    }
     for (;;) {
-      std::set<std::string> candidates = compiled;
-      for (const auto& c : m.configs)
-        if (!asked.count(c.id)) candidates.insert(c.id);
       std::vector<const ManifestConfig*> wanted;
       for (const auto& table : plan_bake(m, hash, dirs, candidates).tables)
         for (const auto& id : winners(table))
-          if (!asked.count(id))
-            for (const auto& c : m.configs)
-              if (c.id == id) wanted.push_back(&c);
+          if (asked.insert(id).second) wanted.push_back(by_id.at(id));
       if (wanted.empty()) break;
-      for (const auto* c : wanted) asked.insert(c->id);
       auto built = builder.build(wanted);
       if (built.exit_code != 0)
         std::cerr << "ktune: warning: " << m.kernel << ": Ninja exited with " << built.exit_code
                   << " compiling the DBs' winners; see " << builder.log().string() << "\n";
-      compiled = compiled_configs(m, kernel_dir);
+      for (const auto* c : wanted) {
+        if (compiled_ok(kernel_dir, *c)) compiled.insert(c->id);
+        else candidates.erase(c->id);
+      }
     }
   }
   const BakePlan plan = plan_bake(m, hash, dirs, compiled);

@@ -299,11 +299,9 @@ int tune(const TuneOptions& o) {
                     << " compiling configs on demand; see " << on_demand->log().string() << "\n";
         std::vector<std::size_t> next = next_batch(size);
         if (!next.empty()) compiling = compile(next);
-        for (std::size_t index : ready) {
-          if (out_of_time()) break;
-          evaluate(index);
-        }
-        if (out_of_time() && compiling.valid()) compiling.wait();
+        for (std::size_t index : ready)
+          if (!out_of_time()) evaluate(index);
+        // Out of time: stop; the future of a batch still compiling waits for Ninja to end.
         ready = out_of_time() ? std::vector<std::size_t>{} : std::move(next);
       }
     }
