@@ -6,6 +6,8 @@
 #     [WHERE  "<constraint>" ...]          C or Python syntax, Python semantics
 #     [DEFAULT "<NAME>=<value> ..."]       fallback and baseline; default: first valid config
 #     [FLAGS  <nvcc flag> ...]             extra nvcc flags for this kernel
+#     [ARCH <arch>]                        this kernel's architecture instead of the project's,
+#                                          e.g. 90a for wgmma (which only sm_90a has)
 #     [INCLUDE_DIRS <dir> ...]             extra include directories for this kernel
 #     [MAX_CONFIGS <n>]                    refuse larger spaces (default KTUNE_MAX_CONFIGS)
 #     [ENTRY <function>]                   the kernel's extern "C" name (default: <name>)
@@ -248,14 +250,14 @@ endfunction()
 
 function(ktune_add_kernel name)
   set(where "ktune_add_kernel(${name})")
-  set(keywords SOURCE DEFAULT MAX_CONFIGS HARNESS ENTRY STRATEGY SEED)
+  set(keywords SOURCE DEFAULT MAX_CONFIGS HARNESS ENTRY STRATEGY SEED ARCH)
   set(list_keywords PARAMS WHERE FLAGS INCLUDE_DIRS KEYS DB_DIRS BUDGET)
   cmake_parse_arguments(PARSE_ARGV 1 arg "" "${keywords}" "${list_keywords}")
   if(arg_UNPARSED_ARGUMENTS)
     list(GET arg_UNPARSED_ARGUMENTS 0 bad)
     message(FATAL_ERROR "${where}: unknown argument '${bad}'; ktune_add_kernel takes "
-                        "SOURCE, PARAMS, WHERE, DEFAULT, FLAGS, INCLUDE_DIRS, MAX_CONFIGS, ENTRY, KEYS, HARNESS, DB_DIRS, "
-                        "STRATEGY, BUDGET and SEED")
+                        "SOURCE, PARAMS, WHERE, DEFAULT, FLAGS, ARCH, INCLUDE_DIRS, MAX_CONFIGS, ENTRY, KEYS, HARNESS, "
+                        "DB_DIRS, STRATEGY, BUDGET and SEED")
   endif()
   foreach(kw IN LISTS arg_KEYWORDS_MISSING_VALUES)
     message(FATAL_ERROR "${where}: ${kw} is given without a value; give one or drop ${kw}")
@@ -342,6 +344,21 @@ function(ktune_add_kernel name)
   _ktune_find_nvcc()
   _ktune_resolve_arch()
   _ktune_host_tool()
+  # ARCH: kernels built on architecture-specific instructions (wgmma: sm_90a) name their own.
+  set(arch "${KTUNE_RESOLVED_ARCH}")
+  if(DEFINED arg_ARCH)
+    if(NOT arg_ARCH MATCHES "^[1-9][0-9]+[af]?$")
+      message(FATAL_ERROR "${where}: ARCH '${arg_ARCH}' is not a CUDA architecture; give its number as "
+                          "in sm_<arch>, e.g. ARCH 90a")
+    endif()
+    set(arch "${arg_ARCH}")
+    string(REGEX REPLACE "[af]$" "" kernel_major "${arch}")
+    string(REGEX REPLACE "[af]$" "" project_major "${KTUNE_RESOLVED_ARCH}")
+    if(NOT kernel_major STREQUAL project_major)
+      message(WARNING "${where}: ARCH ${arch} is not the architecture ktune builds for (sm_${KTUNE_RESOLVED_ARCH}): "
+                      "its cubins will not load on that GPU, so it will not be tuned or run there")
+    endif()
+  endif()
   get_property(tool GLOBAL PROPERTY KTUNE_TOOL)
 
   set(include_dirs "")
@@ -356,7 +373,7 @@ function(ktune_add_kernel name)
   set(out_dir "${CMAKE_BINARY_DIR}/_ktune/${name}")
   set(plan_args --kernel "${name}" --source "${source}" --out-dir "${out_dir}" --tool "${tool}"
                 --max-configs "${max_configs}" --eager-limit "${KTUNE_EAGER_LIMIT}"
-                "--nvcc=${KTUNE_NVCC}" "--arch=${KTUNE_RESOLVED_ARCH}")
+                "--nvcc=${KTUNE_NVCC}" "--arch=${arch}")
   foreach(l IN LISTS CMAKE_CUDA_COMPILER_LAUNCHER)
     list(APPEND plan_args "--launcher=${l}")
   endforeach()

@@ -1,6 +1,10 @@
-# hgemm: fp16 and bf16 tensor-core GEMM (mma.sync m16n8k16, ldmatrix, cp.async pipeline),
-# one source compiled as two kernels with the same space. Included by kernels/CMakeLists.txt.
+# hgemm: fp16 and bf16 tensor-core GEMMs, one harness and one launch contract, two paths:
+#   hgemm_f16, hgemm_bf16              mma.sync m16n8k16, ldmatrix, cp.async pipeline (hgemm.cu)
+#   hgemm_wgmma_f16, hgemm_wgmma_bf16  Hopper's wgmma on swizzled shared memory (hgemm_wgmma.cu),
+#                                      built for sm_90a, the only architecture that has wgmma
+# Included by kernels/CMakeLists.txt.
 #
+# The mma.sync space:
 # WHERE keeps what can run: whole warp tiles in the block tile, 32..1024 threads, the
 # pipeline's dynamic shared memory within the 227 KiB a block may opt in to (and OCC blocks,
 # each with 1 KiB the system reserves, within the SM's 228 KiB), and registers: the
@@ -23,6 +27,21 @@ set(_hgemm_default "BM=128 BN=128 BK=32 WM=64 WN=64 STAGES=3 GROUP_M=8 OCC=1 num
 set(_hgemm_keys
   "M=4096 N=4096 K=4096" "M=1024 N=1024 K=1024" "M=8192 N=256 K=4096"
   "M=1000 N=1032 K=1000" "M=128 N=4096 K=8192")
+
+# The wgmma space. WHERE keeps what can run: each warpgroup takes one or two 64-row slices,
+# at most 128 fp32 accumulators a thread (MI * BN / 2, MI = BM / (64 * WARPGROUPS)), the
+# pipeline's shared memory (+1 KiB of alignment) within 227 KiB and OCC blocks within the SM's
+# 228 KiB, and registers (accumulators and about 80 more, as ptxas reports) for OCC blocks.
+set(_hgemm_wgmma_params
+  "BM=64,128,256" "BN=64,128,256" "WARPGROUPS=1,2"
+  "STAGES=3..6" "GROUP_M=1,8,16" "OCC=1,2" "num_ctas=1,2")
+set(_hgemm_wgmma_where
+  "BM % (64 * WARPGROUPS) == 0 and BM // (64 * WARPGROUPS) <= 2"
+  "BM // (64 * WARPGROUPS) * BN <= 256"
+  "STAGES * (BM + BN) * 128 + 1024 <= 227 * 1024"
+  "OCC * (STAGES * (BM + BN) * 128 + 2048) <= 228 * 1024"
+  "(BM // (64 * WARPGROUPS) * BN // 2 + 80) * WARPGROUPS * 128 * OCC <= 65536")
+set(_hgemm_wgmma_default "BM=128 BN=128 WARPGROUPS=2 STAGES=4 GROUP_M=8 OCC=1 num_ctas=1")
 
 foreach(_hgemm_type f16 bf16)
   if(_hgemm_type STREQUAL "bf16")
@@ -47,11 +66,32 @@ foreach(_hgemm_type f16 bf16)
   if(TARGET ktune_hgemm_${_hgemm_type}_tuner)
     # The harness picks its element type with the same macro as the kernel.
     target_compile_definitions(ktune_hgemm_${_hgemm_type}_tuner PRIVATE HGEMM_BF16=${_hgemm_bf16})
-    # The reference is cuBLAS where the toolkit has it (the host reference otherwise).
-    find_package(CUDAToolkit QUIET)
-    if(TARGET CUDA::cublas)
-      target_link_libraries(ktune_hgemm_${_hgemm_type}_tuner PRIVATE CUDA::cublas)
-      target_compile_definitions(ktune_hgemm_${_hgemm_type}_tuner PRIVATE KTUNE_HGEMM_CUBLAS=1)
-    endif()
   endif()
+
+  ktune_add_kernel(hgemm_wgmma_${_hgemm_type}
+    SOURCE  ${CMAKE_CURRENT_LIST_DIR}/hgemm_wgmma.cu
+    PARAMS  ${_hgemm_wgmma_params}
+    WHERE   ${_hgemm_wgmma_where}
+    DEFAULT "${_hgemm_wgmma_default}"
+    FLAGS   -O3 -lineinfo -DHGEMM_BF16=${_hgemm_bf16}
+    ARCH    90a
+    ENTRY   hgemm_wgmma_${_hgemm_type}
+    KEYS    ${_hgemm_keys}
+    HARNESS ${CMAKE_CURRENT_LIST_DIR}/hgemm_harness.cpp
+    STRATEGY genetic
+    BUDGET   32
+    SEED     1
+    DB_DIRS  ${KTUNE_ROOT}/generated/hgemm_wgmma_${_hgemm_type})
+  if(TARGET ktune_hgemm_wgmma_${_hgemm_type}_tuner)
+    target_compile_definitions(ktune_hgemm_wgmma_${_hgemm_type}_tuner PRIVATE HGEMM_BF16=${_hgemm_bf16} HGEMM_WGMMA=1)
+  endif()
+
+  # The reference is cuBLAS where the toolkit has it (the host reference otherwise).
+  find_package(CUDAToolkit QUIET)
+  foreach(_hgemm_kernel hgemm_${_hgemm_type} hgemm_wgmma_${_hgemm_type})
+    if(TARGET ktune_${_hgemm_kernel}_tuner AND TARGET CUDA::cublas)
+      target_link_libraries(ktune_${_hgemm_kernel}_tuner PRIVATE CUDA::cublas)
+      target_compile_definitions(ktune_${_hgemm_kernel}_tuner PRIVATE KTUNE_HGEMM_CUBLAS=1)
+    endif()
+  endforeach()
 endforeach()

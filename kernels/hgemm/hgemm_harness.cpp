@@ -1,5 +1,6 @@
-// Tuning harness of hgemm_f16 and hgemm_bf16 (hgemm.cmake compiles it twice, the second
-// with HGEMM_BF16=1): random A and B in [-1, 1); C checked against cuBLAS (cublasGemmEx,
+// Tuning harness of the hgemm kernels: hgemm_f16, hgemm_bf16 (mma.sync) and hgemm_wgmma_f16,
+// hgemm_wgmma_bf16 (hgemm.cmake compiles it four times; HGEMM_BF16 picks the element type,
+// HGEMM_WGMMA the launch): random A and B in [-1, 1); C checked against cuBLAS (cublasGemmEx,
 // fp32 compute, C rounded to the same type) where the build found it, else against the
 // host reference (exact sums, one rounding) on all cores.
 #include <ktune/harness.hpp>
@@ -12,9 +13,13 @@
 
 #include "hgemm_launch.hpp"
 #include "hgemm_reference.hpp"
+#include "hgemm_wgmma_launch.hpp"
 
 #ifndef HGEMM_BF16
 #define HGEMM_BF16 0
+#endif
+#ifndef HGEMM_WGMMA
+#define HGEMM_WGMMA 0
 #endif
 
 namespace {
@@ -79,5 +84,9 @@ void ktune_harness(ktune::Harness& h) {
     });
   });
 #endif
+#if HGEMM_WGMMA
+  h.launch(hgemm_wgmma_launch(A, B, C, M, N, K));
+#else
   h.launch(hgemm_launch(A, B, C, M, N, K));
+#endif
 }
