@@ -26,7 +26,7 @@ int main(int argc, char** argv) {
   cudaDeviceProp prop{};
   cudaGetDeviceProperties(&prop, 0);
   std::printf("examples on %s; median of 20 launches each, L2 flushed before every launch\n\n", prop.name);
-  std::printf("%-12s %-26s %10s %10s %8s %12s  %-12s %10s %12s %7s\n", "kernel", "key", "DEFAULT ms",
+  std::printf("%-16s %-26s %10s %10s %8s %12s  %-12s %10s %12s %7s\n", "kernel", "key", "DEFAULT ms",
               "tuned ms", "speedup", "tuned rate", "reference", "ref ms", "ref rate", "share");
   cudaStream_t stream;
   cudaStreamCreate(&stream);
@@ -39,7 +39,7 @@ int main(int argc, char** argv) {
         const double tuned = examples::median_ms([&](CUstream s) { p.launch(false, s); }, stream);
         const char* unit = p.flops ? "GFLOP/s" : "GB/s";
         const double rate = p.work / (tuned * 1e-3) / 1e9;
-        std::printf("%-12s %-26s %10.4f %10.4f %7.2fx %7.0f %-5s", ex.baked->name, p.key.c_str(), base, tuned,
+        std::printf("%-16s %-26s %10.4f %10.4f %7.2fx %7.0f %-5s", ex.baked->name, p.key.c_str(), base, tuned,
                     base / tuned, rate, unit);
         if (p.reference) {
           const double ref = examples::median_ms(p.reference, stream);
@@ -51,7 +51,7 @@ int main(int argc, char** argv) {
         }
       }
     } catch (const std::exception& e) {
-      std::printf("%-12s error: %s\n", ex.baked->name, e.what());
+      std::printf("%-16s error: %s\n", ex.baked->name, e.what());
       ++failures;
     }
   }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # What the GPU machine runs in one call (tests/README.md): configure with the
 # visible GPU's architecture, build everything with 16 jobs (which tunes every example
-# kernel), run the gpu test suite (CI runs the others), the demo and the benchmarks. Logs go to $OUT when set. Needs .deps (scripts/pack-deps.sh) where the
+# kernel), check the examples' tuning and run the demo (gpu.examples_tuned), the
+# benchmarks and the rest of the gpu test suite (CI runs the others). Logs go to $OUT when set. Needs .deps (scripts/pack-deps.sh) where the
 # machine lacks nlohmann/json, CLI11 or GoogleTest.
 # usage: gpu-machine.sh [benchmark names...]   (default: all of them)
 set -uo pipefail
@@ -25,11 +26,15 @@ cmake --build --preset default -- -j 16 >"$out/build.log" 2>&1
 echo "build exit $?, wall: $(awk -v a="$EPOCHREALTIME" -v b="$start" 'BEGIN{print a-b}') s"
 grep -v "^\[" "$out/build.log" | tail -n 80
 for m in build/default/_ktune/*/manifest.json; do build/default/bin/ktune cubins "$m"; done
-# The example kernels' DBs, as the tuner wrote them: what generated/ ships.
-cp -r build/default/ktune-db "$out/" 2>/dev/null
+# The example kernels' DBs and tune summaries, as the tuner wrote them (the DBs are what
+# generated/ ships), in one file: the device returns few files.
+tar czf "$out/tuned.tgz" build/default/ktune-db build/default/_ktune/*/tune.json 2>/dev/null
 
+# The gpu test of the examples (the build's tune results checked, then ktune-demo through
+# the baked dispatchers): here once, so the test step below leaves it out.
 step demo
-build/default/bin/ktune-demo 2>&1 | tee "$out/ktune_demo.txt"
+bash tests/gpu/examples_tuned.sh build/default build/default/bin/ktune build/default/bin/ktune-demo 2>&1 |
+  tee "$out/ktune_demo.txt"
 
 step benchmarks
 wanted=" ${*:-bench_examples sdpa bench_enumerate configure_time compile_parallel tune_breakdown bench_dispatch} "
@@ -44,6 +49,7 @@ bench bench_dispatch build/default/bin/bench_dispatch
 
 # GPU_TESTS=0: skip the gpu suite (when device time is short).
 [[ ${GPU_TESTS:-1} == 0 ]] || step tests
-[[ ${GPU_TESTS:-1} == 0 ]] || ctest --test-dir build/default -L gpu --output-on-failure 2>&1 | tail -n 60 | tee "$out/ctest.log"
+[[ ${GPU_TESTS:-1} == 0 ]] || ctest --test-dir build/default -L gpu -E '^gpu\.examples_tuned$' --output-on-failure 2>&1 |
+  tail -n 60 | tee "$out/ctest.log"
 
 true

@@ -17,6 +17,8 @@
 #include <ktune_fmha_d64.hpp>
 #include <ktune_hgemm_bf16.hpp>
 #include <ktune_hgemm_f16.hpp>
+#include <ktune_hgemm_wgmma_bf16.hpp>
+#include <ktune_hgemm_wgmma_f16.hpp>
 #include <ktune_sgemm.hpp>
 #include <ktune_softmax_bf16.hpp>
 #include <ktune_softmax_f32.hpp>
@@ -24,6 +26,7 @@
 
 #include "fmha_launch.hpp"
 #include "hgemm_launch.hpp"
+#include "hgemm_wgmma_launch.hpp"
 #include "sgemm_launch.hpp"
 #include "softmax_launch.hpp"
 #include "transpose_launch.hpp"
@@ -123,19 +126,23 @@ std::function<void(CUstream)> copy_of(CUdeviceptr from, CUdeviceptr to, std::siz
   };
 }
 
+// The GEMM kernels share a problem contract and differ in their launch.
+enum class Gemm { sgemm, mma_sync, wgmma };
+
 template <typename T>
-Example gemm(const ktune::BakedKernel& k, ktune::Dispatcher& tuned, bool sixteen_bit, cudaDataType type,
-             double abs_tol, double rel_tol) {
-  return {&k, [&k, &tuned, sixteen_bit, type, abs_tol, rel_tol] {
+Example gemm(const ktune::BakedKernel& k, ktune::Dispatcher& tuned, Gemm path, cudaDataType type, double abs_tol,
+             double rel_tol) {
+  return {&k, [&k, &tuned, path, type, abs_tol, rel_tol] {
             auto base = baseline_of(k);
             std::vector<Problem> out;
             for (const auto& key : declared_keys(k)) {
               const int M = static_cast<int>(key[0]), N = static_cast<int>(key[1]), K = static_cast<int>(key[2]);
               auto A = random_device<T>(std::size_t(M) * K, 1), B = random_device<T>(std::size_t(K) * N, 2);
               auto C = allocate<T>(std::size_t(M) * N);
-              Problem p = sixteen_bit
-                              ? problem(k, tuned, base, key, hgemm_launch(A.ptr(), B.ptr(), C.ptr(), M, N, K))
-                              : problem(k, tuned, base, key, sgemm_launch(A.ptr(), B.ptr(), C.ptr(), M, N, K));
+              Problem p =
+                  path == Gemm::wgmma      ? problem(k, tuned, base, key, hgemm_wgmma_launch(A.ptr(), B.ptr(), C.ptr(), M, N, K))
+                  : path == Gemm::mma_sync ? problem(k, tuned, base, key, hgemm_launch(A.ptr(), B.ptr(), C.ptr(), M, N, K))
+                                           : problem(k, tuned, base, key, sgemm_launch(A.ptr(), B.ptr(), C.ptr(), M, N, K));
               p.buffers = {A.memory, B.memory, C.memory};
               p.work = 2.0 * M * N * K;
               p.output = [C] { return download(C); };
@@ -281,9 +288,14 @@ double median_ms(const std::function<void(CUstream)>& launch, CUstream stream, i
 
 std::vector<Example> all() {
   return {
-      gemm<float>(ktune_sgemm::baked, ktune_sgemm::dispatcher(), false, CUDA_R_32F, 1e-3, 1e-4),
-      gemm<ktune::half>(ktune_hgemm_f16::baked, ktune_hgemm_f16::dispatcher(), true, CUDA_R_16F, 2e-2, 1e-2),
-      gemm<ktune::bfloat16>(ktune_hgemm_bf16::baked, ktune_hgemm_bf16::dispatcher(), true, CUDA_R_16BF, 1e-1, 2e-2),
+      gemm<float>(ktune_sgemm::baked, ktune_sgemm::dispatcher(), Gemm::sgemm, CUDA_R_32F, 1e-3, 1e-4),
+      gemm<ktune::half>(ktune_hgemm_f16::baked, ktune_hgemm_f16::dispatcher(), Gemm::mma_sync, CUDA_R_16F, 2e-2, 1e-2),
+      gemm<ktune::bfloat16>(ktune_hgemm_bf16::baked, ktune_hgemm_bf16::dispatcher(), Gemm::mma_sync, CUDA_R_16BF, 1e-1,
+                            2e-2),
+      gemm<ktune::half>(ktune_hgemm_wgmma_f16::baked, ktune_hgemm_wgmma_f16::dispatcher(), Gemm::wgmma, CUDA_R_16F, 2e-2,
+                        1e-2),
+      gemm<ktune::bfloat16>(ktune_hgemm_wgmma_bf16::baked, ktune_hgemm_wgmma_bf16::dispatcher(), Gemm::wgmma,
+                            CUDA_R_16BF, 1e-1, 2e-2),
       fmha(ktune_fmha_d64::baked, ktune_fmha_d64::dispatcher(), 64),
       fmha(ktune_fmha_d128::baked, ktune_fmha_d128::dispatcher(), 128),
       softmax<float>(ktune_softmax_f32::baked, ktune_softmax_f32::dispatcher(), 1e-6, 1e-5),

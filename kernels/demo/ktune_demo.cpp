@@ -56,7 +56,7 @@ int main(int argc, char** argv) {
   }
   cudaDeviceProp prop{};
   cudaGetDeviceProperties(&prop, 0);
-  std::printf("\non %s:\n%-12s %-26s %-12s %-50s %9s %10s %9s %8s  %s\n", prop.name, "kernel", "key", "rule",
+  std::printf("\non %s:\n%-16s %-26s %-12s %-50s %9s %10s %9s %8s  %s\n", prop.name, "kernel", "key", "rule",
               "config", "ms", "rate", "DEFAULT", "speedup", "output");
   int failures = 0;
   cudaStream_t stream;
@@ -76,13 +76,13 @@ int main(int argc, char** argv) {
         const double rate = p.work / (tuned * 1e-3) / 1e9;
         char rate_text[32];
         std::snprintf(rate_text, sizeof rate_text, "%.0f %s", rate, p.flops ? "GFLOP/s" : "GB/s");
-        std::printf("%-12s %-26s %-12s %-50s %9.4f %10s %9.4f %7.2fx  %s\n", ex.baked->name, p.key.c_str(),
+        std::printf("%-16s %-26s %-12s %-50s %9.4f %10s %9.4f %7.2fx  %s\n", ex.baked->name, p.key.c_str(),
                     ktune::to_string(p.choice.rule), p.config.c_str(), tuned, rate_text, base, base / tuned,
                     same ? "matches DEFAULT" : "DIFFERS from DEFAULT");
         failures += !same;
       }
     } catch (const std::exception& e) {
-      std::printf("%-12s error: %s\n", ex.baked->name, e.what());
+      std::printf("%-16s error: %s\n", ex.baked->name, e.what());
       ++failures;
     }
   }
