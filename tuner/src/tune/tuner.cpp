@@ -285,8 +285,12 @@ int tune(const TuneOptions& o) {
       for (auto batch = next_batch(1); !batch.empty(); batch = next_batch(1)) evaluate(batch[0]);
     } else {
       // Pipelined: batch k+1 compiles (all jobs) while batch k is measured. Its proposals
-      // are made before batch k's results are in: the price of keeping the GPU busy.
-      const std::size_t size = on_demand->jobs();
+      // are made before batch k's results are in: the price of keeping the GPU busy. So a
+      // batch is at most a quarter of the evaluation budget: at least half of the budget is
+      // then proposed with results in hand (with two batches of 16 for a budget of 32, a
+      // strategy would see no result before its last proposal).
+      std::size_t size = on_demand->jobs();
+      if (o.budget.evaluations) size = std::clamp<std::size_t>(*o.budget.evaluations / 4, 1, size);
       std::vector<std::size_t> ready = next_batch(size);
       auto compiling = compile(ready);
       while (!ready.empty()) {
