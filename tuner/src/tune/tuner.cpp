@@ -168,6 +168,13 @@ int tune(const TuneOptions& o) {
 
   std::optional<OnDemandBuild> on_demand;
   if (m.on_demand) on_demand.emplace(kernel_dir, o.ninja, o.compile_jobs);
+  // On demand, batch k+1 is proposed (and compiled, all jobs) while batch k is measured,
+  // before batch k's results are in: the price of keeping the GPU busy. So a batch is at
+  // most a quarter of the evaluation budget: at least half of the budget is then proposed
+  // with results in hand (with two batches of 16 for a budget of 32, a strategy would see
+  // no result before its last proposal).
+  std::size_t batch_size = on_demand ? on_demand->jobs() : 1;
+  if (on_demand && o.budget.evaluations) batch_size = std::clamp<std::size_t>(*o.budget.evaluations / 4, 1, batch_size);
 
   std::vector<KeySummary> summaries;
   for (const auto& key : o.keys) {
@@ -284,14 +291,8 @@ int tune(const TuneOptions& o) {
       // Everything is compiled: one config at a time, each proposal informed by every result.
       for (auto batch = next_batch(1); !batch.empty(); batch = next_batch(1)) evaluate(batch[0]);
     } else {
-      // Pipelined: batch k+1 compiles (all jobs) while batch k is measured. Its proposals
-      // are made before batch k's results are in: the price of keeping the GPU busy. So a
-      // batch is at most a quarter of the evaluation budget: at least half of the budget is
-      // then proposed with results in hand (with two batches of 16 for a budget of 32, a
-      // strategy would see no result before its last proposal).
-      std::size_t size = on_demand->jobs();
-      if (o.budget.evaluations) size = std::clamp<std::size_t>(*o.budget.evaluations / 4, 1, size);
-      std::vector<std::size_t> ready = next_batch(size);
+      // Pipelined (batch_size above): batch k+1 compiles while batch k is measured.
+      std::vector<std::size_t> ready = next_batch(batch_size);
       auto compiling = compile(ready);
       while (!ready.empty()) {
         const auto wait_start = Clock::now();
@@ -301,7 +302,7 @@ int tune(const TuneOptions& o) {
         if (built.exit_code != 0)
           std::cerr << "ktune: warning: " << m.kernel << ": Ninja exited with " << built.exit_code
                     << " compiling configs on demand; see " << on_demand->log().string() << "\n";
-        std::vector<std::size_t> next = next_batch(size);
+        std::vector<std::size_t> next = next_batch(batch_size);
         if (!next.empty()) compiling = compile(next);
         for (std::size_t index : ready)
           if (!out_of_time()) evaluate(index);
@@ -330,7 +331,7 @@ int tune(const TuneOptions& o) {
       wait_s += ks.compile_wait_s;
     }
     table << "compiled on demand: " << asked << " configs asked of Ninja in " << batches << " batches of up to "
-          << on_demand->jobs() << ", " << compile_s << " s compiling, " << wait_s
+          << batch_size << ", " << compile_s << " s compiling, " << wait_s
           << " s of it not hidden behind measuring\n";
   }
   table << std::left << std::setw(28) << "key" << std::setw(44) << "best config" << std::right
