@@ -2,6 +2,7 @@
 // (fake_measuring_worker.cpp) whose configs succeed, fail, crash or hang on request, on a
 // kernel directory built here (manifest, compile records, cubins) so no GPU or nvcc is needed.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 
 #include <csignal>
@@ -12,6 +13,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <set>
@@ -23,11 +25,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ktune/bake.hpp"
 #include "ktune/build_plan.hpp"
 #include "ktune/db.hpp"
 #include "ktune/compile_record.hpp"
 #include "ktune/config_id.hpp"
 #include "ktune/error.hpp"
+#include "ktune/fingerprint.hpp"
 #include "ktune/manifest.hpp"
 #include "ktune/tuner.hpp"
 #include "temp_dir.hpp"
@@ -407,6 +411,203 @@ TEST_F(TunerTest, KilledAtRandomPointsLosesNothing) {
   }
   EXPECT_EQ(measured, 2 * kPerKey - kept) << "the final run measured again what the DB had";
   EXPECT_EQ(total(recorded()), 2 * kPerKey);
+}
+
+// Two tuners (one key each) and a bake on one DB at once: no update lost, no torn file.
+// Each tuner records every measurement as it goes; the bake plans from the directory in a
+// loop the whole time, so it reads the file between, and during, the tuners' writes.
+TEST_F(TunerTest, TwoTunersAndABakeShareOneDb) {
+  constexpr std::size_t kPerKey = 60;
+  Manifest m = make_kernel(kernel_dir(), {"MODE=0", "T=1.." + std::to_string(kPerKey)}, {}, "MODE=0 T=1");
+  ::setenv("KTUNE_FAKE_DELAY_MS", "5", 1);
+  const TuneOptions base = options_for(kernel_dir());
+  m.keys = {{{"N", 1000}}, {{"N", 2000}}};  // the bake's tables need the KEYS' dimensions
+  std::vector<pid_t> tuners;
+  for (int t = 0; t < 2; ++t) {
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      int rc = 1;
+      try {
+        TuneOptions o = base;
+        o.keys = {{{"N", t ? 2000 : 1000}}};
+        o.summary_out = (dir_.path() / ("summary" + std::to_string(t) + ".json")).string();
+        o.worker_log = (dir_.path() / ("worker" + std::to_string(t) + ".log")).string();
+        rc = tune(o);
+      } catch (...) {
+      }
+      ::_exit(rc);
+    }
+    tuners.push_back(pid);
+  }
+  const std::string hash = kernel_hash((kernel_dir() / "manifest.json").string());
+  std::set<std::string> ids;
+  for (const auto& c : m.configs) ids.insert(c.id);
+  int reads = 0, running = 2;
+  std::vector<std::string> warnings;
+  std::vector<int> statuses(2, -1);
+  while (running > 0) {
+    const BakePlan plan = plan_bake(m, hash, {fs::path(base.db_dir)}, ids);
+    ++reads;
+    warnings.insert(warnings.end(), plan.warnings.begin(), plan.warnings.end());
+    for (std::size_t t = 0; t < tuners.size(); ++t) {
+      if (statuses[t] != -1) continue;
+      int status = 0;
+      if (::waitpid(tuners[t], &status, WNOHANG) == tuners[t]) {
+        statuses[t] = status;
+        --running;
+      }
+    }
+  }
+  ::unsetenv("KTUNE_FAKE_DELAY_MS");
+  for (int status : statuses) EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  EXPECT_TRUE(warnings.empty()) << "the bake saw a bad DB while the tuners wrote it: " << warnings.front();
+  std::cout << "bake plans made while two tuners wrote the DB: " << reads << "\n";
+  EXPECT_GE(reads, 10);
+  Db db(fs::path(base.db_dir) / "Fake_GPU.json", "fake");
+  EXPECT_EQ(db.warning(), "");
+  const json doc = db.document();
+  const json& keys = doc["fingerprints"].begin().value()["keys"];
+  ASSERT_EQ(keys.size(), 2u);
+  for (const auto& [key, configs] : keys.items()) EXPECT_EQ(configs.size(), kPerKey) << key << ": an update was lost";
+  const BakePlan last = plan_bake(m, hash, {fs::path(base.db_dir)}, ids);
+  ASSERT_EQ(last.tables.size(), 1u);
+  EXPECT_EQ(last.tables[0].entries.size(), 2u);
+}
+
+namespace {
+
+// Runs tune(o) in a child process prepared by `setup` (limits, identity); returns the
+// error message it ended with ("" when tune() returned 0) through a file.
+std::string tune_in_child(const TuneOptions& o, const fs::path& message_file, const std::function<void()>& setup) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    int rc = 0;
+    std::string message;
+    try {
+      setup();
+      rc = tune(o);
+      if (rc != 0) message = "tune() returned " + std::to_string(rc);
+    } catch (const std::exception& e) {
+      rc = 3;
+      message = e.what();
+    }
+    ::signal(SIGXFSZ, SIG_IGN);
+    const rlimit unlimited{RLIM_INFINITY, RLIM_INFINITY};
+    ::setrlimit(RLIMIT_FSIZE, &unlimited);  // a raised hard limit is refused: the message is short
+    std::ofstream(message_file) << message;
+    ::_exit(rc);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  std::ifstream in(message_file);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+std::string file_text(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+}  // namespace
+
+// The disk fills while the tuner records (a file-size limit in its process makes every
+// write past it fail as a full disk would): a clear error naming the DB, the DB as it was
+// after the last write that fit, nothing left half-written; a later run with room measures
+// only what is missing.
+TEST_F(TunerTest, DiskFullIsAClearErrorAndTheDbStaysWhole) {
+  constexpr std::size_t kPerKey = 40;
+  make_kernel(kernel_dir(), {"MODE=0", "T=1.." + std::to_string(kPerKey)}, {}, "MODE=0 T=1");
+  TuneOptions o = options_for(kernel_dir());
+  o.keys = {{{"N", 1000}}};
+  ASSERT_EQ(tune(o), 0);
+  const fs::path db_path = fs::path(o.db_dir) / "Fake_GPU.json";
+  const auto full_size = fs::file_size(db_path);
+
+  o.keys = {{{"N", 1000}}, {{"N", 2000}}};
+  const std::string message = tune_in_child(o, dir_.path() / "message.txt", [&] {
+    ::signal(SIGXFSZ, SIG_IGN);  // a write past the limit fails with EFBIG instead of killing
+    const rlimit room{full_size + 3000, full_size + 3000};
+    if (::setrlimit(RLIMIT_FSIZE, &room) != 0) throw std::runtime_error("setrlimit failed");
+  });
+  EXPECT_NE(message.find(db_path.string()), std::string::npos) << message;
+  EXPECT_NE(message.find("unchanged"), std::string::npos) << message;
+  Db after(db_path, "fake");
+  EXPECT_EQ(after.warning(), "");
+  const json doc = after.document();
+  const json& keys = doc["fingerprints"].begin().value()["keys"];
+  EXPECT_EQ(keys["N=1000"].size(), kPerKey) << "a measurement made before the disk filled was lost";
+  const std::size_t kept = keys.contains("N=2000") ? keys["N=2000"].size() : 0;
+  EXPECT_LT(kept, kPerKey) << "the limit never bit";
+  for (const auto& e : fs::directory_iterator(o.db_dir))
+    EXPECT_TRUE(e.path().filename() == "Fake_GPU.json" || e.path().filename() == "Fake_GPU.json.lock")
+        << "left behind: " << e.path();
+  std::cout << "disk full after " << kept << " new measurements: " << message.substr(0, 160) << "\n";
+
+  ASSERT_EQ(tune(o), 0);
+  const json summary = read_json(o.summary_out);
+  EXPECT_EQ(summary["keys"][0]["measured_now"], 0);
+  EXPECT_EQ(summary["keys"][1]["measured_now"], kPerKey - kept);
+}
+
+// A DB directory the tuner may not write (for root too: the child gives up root first):
+// a clear error naming the DB, the DB on disk unchanged.
+TEST_F(TunerTest, UnwritableDbDirectoryIsAClearErrorAndKeepsTheDb) {
+  make_kernel(kernel_dir(), {"MODE=0", "T=1..6"}, {}, "MODE=0 T=1");
+  TuneOptions o = options_for(kernel_dir());
+  o.keys = {{{"N", 1000}}};
+  ASSERT_EQ(tune(o), 0);
+  const fs::path db_path = fs::path(o.db_dir) / "Fake_GPU.json";
+  const std::string before = file_text(db_path);
+  // What the child writes besides the DB goes where anyone may write.
+  const fs::path open_dir = dir_.path() / "open";
+  fs::create_directories(open_dir);
+  for (fs::path p = open_dir; p != dir_.path().parent_path(); p = p.parent_path())
+    fs::permissions(p, fs::perms::all, fs::perm_options::add);
+  fs::permissions(o.db_dir, fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read |
+                                fs::perms::group_exec | fs::perms::others_read | fs::perms::others_exec);
+  fs::permissions(db_path, fs::perms::all, fs::perm_options::add);  // the file is writable; its directory is not
+  o.keys = {{{"N", 2000}}};
+  o.summary_out = (open_dir / "summary.json").string();
+  o.worker_log = (open_dir / "worker.log").string();
+  ::setenv("KTUNE_FAKE_STARTS", (open_dir / "starts").c_str(), 1);
+  const std::string message = tune_in_child(o, open_dir / "message.txt", [] {
+    if (::geteuid() == 0 && (::setgid(65534) != 0 || ::setuid(65534) != 0))
+      throw std::runtime_error("could not give up root");
+  });
+  fs::permissions(o.db_dir, fs::perms::owner_all, fs::perm_options::add);
+  EXPECT_NE(message.find(db_path.string()), std::string::npos) << message;
+  EXPECT_NE(message.find("unchanged"), std::string::npos) << message;
+  EXPECT_EQ(file_text(db_path), before);
+  std::cout << "unwritable DB directory: " << message.substr(0, 160) << "\n";
+}
+
+// Every config that was not ok is listed in the summary with its status and reason; one
+// that did not compile quotes the compiler's first error line (compile failures are not
+// measurements: the DB does not keep them).
+TEST_F(TunerTest, FailuresAreReportedWithTheirReasons) {
+  const Manifest m = make_standard();
+  const ManifestConfig* failed = nullptr;
+  for (const auto& c : m.configs)
+    if (c.values == std::vector<int64_t>{0, 3}) failed = &c;
+  ASSERT_TRUE(failed);
+  fs::create_directories((kernel_dir() / failed->log()).parent_path());
+  std::ofstream(kernel_dir() / failed->log()) << "nvcc -cubin ...\nfake.cu(3): error: FAULT=1 on purpose\n1 error detected\n";
+  TuneOptions o = options_for(kernel_dir());
+  o.keys = {{{"N", 1000}}};
+  ASSERT_EQ(tune(o), 0);
+  const json failures = read_json(o.summary_out)["keys"][0]["failures"];
+  std::map<std::string, std::string> reason_of;  // status -> reasons
+  for (const auto& f : failures) reason_of[f["status"]] += f["reason"].get<std::string>() + "|";
+  EXPECT_EQ(failures.size(), 6u) << failures.dump(1);
+  EXPECT_NE(reason_of["compile-failed"].find("fake.cu(3): error: FAULT=1 on purpose"), std::string::npos)
+      << reason_of["compile-failed"];
+  EXPECT_NE(reason_of["compile-failed"].find(failed->log()), std::string::npos);
+  EXPECT_NE(reason_of["wrong-result"].find("beyond tolerance"), std::string::npos);
+  EXPECT_NE(reason_of["crashed"].find("SIGSEGV"), std::string::npos);
+  EXPECT_NE(reason_of["crashed"].find("CUDA_ERROR_ILLEGAL_ADDRESS"), std::string::npos);
+  EXPECT_NE(reason_of["timed-out"].find("no reply within"), std::string::npos);
+  EXPECT_NE(reason_of["resource"].find("shared memory"), std::string::npos);
 }
 
 TEST_F(TunerTest, BudgetLimitsEvaluationsPerKey) {

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <future>
 #include <filesystem>
+#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <memory>
@@ -46,6 +47,15 @@ std::string describe_values(const Manifest& m, const ManifestConfig& c) {
   for (std::size_t k = 0; k < c.values.size(); ++k)
     s += (k ? " " : "") + m.spec.parameters[k].name + "=" + std::to_string(c.values[k]);
   return s;
+}
+
+// The compiler's first error line in a compile log, so that the report says why without
+// opening the log; empty when there is none (or no log).
+std::string first_error_line(const std::string& log) {
+  std::ifstream in(log);
+  for (std::string line; std::getline(in, line);)
+    if (line.find("error") != std::string::npos) return line.size() > 300 ? line.substr(0, 300) + "..." : line;
+  return "";
 }
 
 json values_json(const Manifest& m, const ManifestConfig& c) {
@@ -126,6 +136,7 @@ struct KeySummary {
   // measuring stood waiting for it (what the pipeline did not hide).
   std::size_t compiled_asked = 0, compile_batches = 0;
   double compile_s = 0, compile_wait_s = 0;
+  nlohmann::json failures = nlohmann::json::array();  // every config that was not ok, and why
 };
 
 }  // namespace
@@ -209,7 +220,8 @@ int tune(const TuneOptions& o) {
         }
         if (!compiled) {
           result.status = Status::CompileFailed;
-          result.message = "did not compile; log: " + record.log;
+          const std::string why = first_error_line(record.log);
+          result.message = "did not compile" + (why.empty() ? std::string() : ": " + why) + "; log: " + record.log;
         } else {
           json request = {{"op", "measure"},
                           {"key", key},
@@ -260,6 +272,9 @@ int tune(const TuneOptions& o) {
         if (result.status == Status::Ok) ks.default_ms = result.median_ms;
       }
       ++ks.counts[to_string(result.status)];
+      if (result.status != Status::Ok)
+        ks.failures.push_back({{"id", c.id}, {"config", describe_values(m, c)},
+                               {"status", to_string(result.status)}, {"reason", result.message}});
       if (result.status == Status::Ok && !result.abandoned && (ks.best_ms < 0 || result.median_ms < ks.best_ms)) {
         ks.best_ms = result.median_ms;
         ks.best_id = c.id;
@@ -340,6 +355,7 @@ int tune(const TuneOptions& o) {
   json out = {{"kernel", m.kernel}, {"tuned", true}, {"gpu", fp.gpu.to_json()},
               {"build", m.on_demand ? "on-demand" : "eager"}, {"strategy", o.strategy},
               {"fingerprint", fp.digest()}, {"db", db.path().string()}, {"keys", json::array()}};
+  std::size_t failures = 0;
   for (const auto& ks : summaries) {
     std::string best = "-";
     for (const auto& c : m.configs)
@@ -366,8 +382,13 @@ int tune(const TuneOptions& o) {
                            {"seconds", ks.seconds}, {"phases_s", ks.phases},
                            {"samples_ms_total", ks.samples_ms_total},
                            {"compile", {{"asked", ks.compiled_asked}, {"batches", ks.compile_batches},
-                                        {"seconds", ks.compile_s}, {"wait_s", ks.compile_wait_s}}}});
+                                        {"seconds", ks.compile_s}, {"wait_s", ks.compile_wait_s}}},
+                           {"failures", ks.failures}});
+    failures += ks.failures.size();
   }
+  if (failures > 0)
+    table << failures << " measurements were not ok; each one's status and reason: \"failures\" in "
+          << (o.summary_out.empty() ? std::string("the summary (--summary-out)") : o.summary_out) << "\n";
   std::cout << table.str() << "DB: " << db.path().string() << "\n";
   if (!o.summary_out.empty()) write_file_atomic(o.summary_out, out.dump(2) + "\n");
   return 0;
