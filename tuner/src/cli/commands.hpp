@@ -15,5 +15,6 @@ void add_bake_command(CLI::App& app);
 void add_simulate_command(CLI::App& app);
 void add_export_command(CLI::App& app);
 void add_import_command(CLI::App& app);
+void add_show_command(CLI::App& app);
 
 }  // namespace ktune::cli

@@ -1,0 +1,175 @@
+// `ktune show DB... [--key K] [--gpu NAME] [--top N] [--json]`: what tuning DBs hold, per
+// file, fingerprint (GPU, nvcc, kernel version) and key: how many configs were measured,
+// their statuses, and the fastest ok ones. Read-only: no lock taken, nothing written.
+#include <algorithm>
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.hpp"
+#include "ktune/db.hpp"
+#include "ktune/error.hpp"
+#include "ktune/measurement.hpp"
+
+namespace ktune::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+struct ShowOptions {
+  std::vector<std::string> inputs;
+  std::string key;  // "M=4096 N=4096 K=4096" or the canonical "K=4096,M=4096,N=4096"
+  std::string gpu;
+  int top = 1;
+  bool json = false;
+};
+
+// DB files: the inputs themselves, or the *.json files of input directories (sorted).
+std::vector<fs::path> db_files(const std::vector<std::string>& inputs) {
+  std::vector<fs::path> files;
+  for (const auto& in : inputs) {
+    if (!fs::exists(in)) throw Error(in + ": no such file or directory; name DB files or directories of them");
+    if (!fs::is_directory(in)) {
+      files.emplace_back(in);
+      continue;
+    }
+    std::vector<fs::path> found;
+    for (const auto& e : fs::directory_iterator(in))
+      if (e.path().extension() == ".json" && e.is_regular_file()) found.push_back(e.path());
+    if (found.empty()) throw Error(in + ": no *.json DB files in this directory");
+    std::sort(found.begin(), found.end());
+    files.insert(files.end(), found.begin(), found.end());
+  }
+  return files;
+}
+
+// "M=4096 N=4096 K=4096" (any order, spaces or commas) -> "K=4096,M=4096,N=4096".
+std::string canonical_key(const std::string& text) {
+  std::map<std::string, int64_t> key;
+  std::string item;
+  std::istringstream in(text);
+  auto add = [&](const std::string& a) {
+    const auto eq = a.find('=');
+    if (a.empty()) return;
+    if (eq == std::string::npos || eq == 0)
+      throw Error("--key '" + text + "': '" + a + "' is not NAME=VALUE; write e.g. --key \"M=4096 N=4096\"");
+    try {
+      std::size_t used = 0;
+      key[a.substr(0, eq)] = std::stoll(a.substr(eq + 1), &used);
+      if (used != a.size() - eq - 1) throw std::invalid_argument(a);
+    } catch (const std::exception&) {
+      throw Error("--key '" + text + "': '" + a.substr(eq + 1) + "' is not an integer");
+    }
+  };
+  for (char c : text) {
+    if (c == ' ' || c == ',') {
+      add(item);
+      item.clear();
+    } else {
+      item += c;
+    }
+  }
+  add(item);
+  return key_id(key);
+}
+
+// One key of one fingerprint: counts by status and the `top` fastest ok, unabandoned configs.
+json summarize_key(const std::string& key, const json& configs, int top) {
+  std::map<std::string, int> counts;
+  std::vector<std::pair<double, std::string>> ok;
+  for (const auto& [id, entry] : configs.items()) {
+    const json& m = entry.at("measurement");
+    const std::string status = m.value("status", "?");
+    ++counts[status];
+    if (status == to_string(Status::Ok) && !m.value("abandoned", false)) ok.emplace_back(m.value("median_ms", 0.0), id);
+  }
+  std::sort(ok.begin(), ok.end());
+  json best = json::array();
+  for (std::size_t i = 0; i < ok.size() && i < static_cast<std::size_t>(top); ++i)
+    best.push_back({{"id", ok[i].second}, {"median_ms", ok[i].first}, {"values", configs[ok[i].second].value("values", json::object())}});
+  return {{"key", key}, {"measured", configs.size()}, {"counts", counts}, {"best", best}};
+}
+
+json show_file(const fs::path& path, const ShowOptions& o, const std::string& key_filter) {
+  const Db::Loaded loaded = Db::load_document(path);
+  const json& doc = loaded.document;
+  json file = {{"path", path.string()}, {"kernel", doc.value("kernel", "")}, {"fingerprints", json::array()}};
+  if (loaded.skipped) file["skipped"] = {{"entries", loaded.skipped}, {"first", loaded.first_skipped}};
+  for (const auto& [digest, fp] : doc.at("fingerprints").items()) {
+    const json& f = fp.at("fingerprint");
+    if (!o.gpu.empty() && f.at("gpu").value("name", "") != o.gpu) continue;
+    json keys = json::array();
+    for (const auto& [key, configs] : fp.at("keys").items())
+      if (key_filter.empty() || key == key_filter) keys.push_back(summarize_key(key, configs, o.top));
+    file["fingerprints"].push_back({{"digest", digest}, {"gpu", f.at("gpu")}, {"nvcc_version", f.value("nvcc_version", "")},
+                                    {"kernel_hash", f.value("kernel_hash", "")}, {"keys", keys}});
+  }
+  return file;
+}
+
+std::string values_text(const json& values) {
+  std::string s;
+  for (const auto& [name, v] : values.items()) s += (s.empty() ? "" : " ") + name + "=" + v.dump();
+  return s.empty() ? "-" : s;
+}
+
+void print_text(const json& file) {
+  std::cout << file["path"].get<std::string>() << ": kernel " << file["kernel"].get<std::string>() << ", "
+            << file["fingerprints"].size() << " fingerprint(s)\n";
+  if (file.contains("skipped"))
+    std::cout << "  " << file["skipped"]["entries"] << " malformed entries left out; the first: "
+              << file["skipped"]["first"].get<std::string>() << "\n";
+  for (const auto& fp : file["fingerprints"]) {
+    const json& g = fp["gpu"];
+    std::cout << "  " << g.value("name", "?") << " (sm_" << g.value("cc_major", 0) << g.value("cc_minor", 0) << ", "
+              << g.value("sm_count", 0) << " SMs, driver " << g.value("driver_version", 0) << "), nvcc "
+              << fp["nvcc_version"].get<std::string>() << ", kernel " << fp["kernel_hash"].get<std::string>() << ": "
+              << fp["keys"].size() << " key(s)\n";
+    for (const auto& k : fp["keys"]) {
+      std::ostringstream counts;
+      for (const auto& [status, n] : k["counts"].items()) counts << (counts.tellp() ? ", " : "") << status << " " << n;
+      std::cout << "    " << std::left << std::setw(28) << k["key"].get<std::string>() << " " << k["measured"]
+                << " measured (" << counts.str() << ")\n";
+      if (k["best"].empty()) std::cout << "      no config came out ok\n";
+      for (const auto& b : k["best"])
+        std::cout << "      " << std::fixed << std::setprecision(4) << b["median_ms"].get<double>() << " ms  "
+                  << values_text(b["values"]) << "  (" << b["id"].get<std::string>() << ")\n";
+    }
+  }
+}
+
+void run(const ShowOptions& o) {
+  if (o.top < 1) throw Error("--top " + std::to_string(o.top) + ": show at least 1 config per key");
+  const std::string key_filter = o.key.empty() ? "" : canonical_key(o.key);
+  json out = {{"files", json::array()}};
+  for (const auto& path : db_files(o.inputs)) out["files"].push_back(show_file(path, o, key_filter));
+  if (o.json) {
+    // Names read from DBs need not be UTF-8; dump() would throw on them.
+    std::cout << out.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+    return;
+  }
+  for (const auto& file : out["files"]) print_text(file);
+}
+
+}  // namespace
+
+void add_show_command(CLI::App& app) {
+  auto o = std::make_shared<ShowOptions>();
+  CLI::App* sub = app.add_subcommand("show", "Show what tuning DBs hold: per GPU and key, the statuses and the fastest configs");
+  sub->add_option("inputs", o->inputs, "DB files, or directories of them (their *.json)")->required();
+  sub->add_option("--key", o->key, "only this key, e.g. \"M=4096 N=4096 K=4096\"");
+  sub->add_option("--gpu", o->gpu, "only fingerprints of this GPU model, e.g. \"NVIDIA H200\"");
+  sub->add_option("--top", o->top, "fastest ok configs to list per key")->capture_default_str();
+  sub->add_flag("--json", o->json, "print JSON instead of text");
+  sub->callback([o] { run(*o); });
+}
+
+}  // namespace ktune::cli
