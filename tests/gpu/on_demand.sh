@@ -7,17 +7,14 @@
 # usage: on_demand.sh <ktune source> <ktune tool> <tuner libs dir> <work dir>
 set -euo pipefail
 root=$1 tool=$2 libs=$3 work=$4
-fail() { echo "FAIL: $*"; exit 1; }
-gpu=$("$tool" gpu)
-grep -q '"gpu": null' <<<"$gpu" && { echo "SKIPPED: no GPU: $(sed -n 's/.*"why": "\(.*\)".*/\1/p' <<<"$gpu")"; exit 77; }
+source "$root/tests/gpu/project.sh"
+require_gpu
 
 rm -rf "$work" && mkdir -p "$work"
 cp -r "$root/tests/gpu/on_demand" "$root/tests/gpu/tune_sample" "$work/"
 build=$work/build
 kdir=$build/_ktune/axpb
-cmake -S "$work/on_demand" -B "$build" -G Ninja -Dktune_DIR="$root/cmake" -DKTUNE_HOST_TOOL="$tool" \
-  -DKTUNE_TUNER_LIBS="$libs" -DKTUNE_TUNE=ON -DKTUNE_EAGER_LIMIT=64 -DKTUNE_COMPILE_JOBS=8 \
-  >"$work/configure.log" 2>&1 || { cat "$work/configure.log"; fail configure; }
+configure_project "$work/on_demand" "$build" -DKTUNE_EAGER_LIMIT=64 -DKTUNE_COMPILE_JOBS=8
 grep -q "axpb: 128 configs of 128 points; .*compiled on demand (over the eager-build limit of 64)" "$work/configure.log" ||
   { cat "$work/configure.log"; fail "configure did not put the space on demand"; }
 cmake --build "$build" >"$work/build1.log" 2>&1 || { cat "$work/build1.log"; fail "first build"; }

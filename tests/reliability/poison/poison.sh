@@ -6,16 +6,13 @@
 # usage: poison.sh <ktune source> <ktune tool> <tuner libs dir> <work dir>
 set -euo pipefail
 root=$1 tool=$2 libs=$3 work=$4
-fail() { echo "FAIL: $*"; exit 1; }
-gpu=$("$tool" gpu)
-grep -q '"gpu": null' <<<"$gpu" && { echo "SKIPPED: no GPU: $(sed -n 's/.*"why": "\(.*\)".*/\1/p' <<<"$gpu")"; exit 77; }
+source "$root/tests/gpu/project.sh"
+require_gpu
 
 rm -rf "$work" && mkdir -p "$work"
 cp -r "$root/tests/reliability/poison/project" "$work/src"
 build=$work/build
-cmake -S "$work/src" -B "$build" -G Ninja -Dktune_DIR="$root/cmake" -DKTUNE_HOST_TOOL="$tool" \
-  -DKTUNE_TUNER_LIBS="$libs" -DKTUNE_TUNE=ON >"$work/configure.log" 2>&1 ||
-  { cat "$work/configure.log"; fail configure; }
+configure_project "$work/src" "$build"
 cmake --build "$build" >"$work/build.log" 2>&1 || { cat "$work/build.log"; fail "the build is not green"; }
 grep -v "^\[" "$work/build.log" | grep -A14 "ktune: poison on" || true
 echo "ok: the build is green"

@@ -1,0 +1,23 @@
+# Sourced by the gpu tests that build a user's project against this tree ($root, $tool,
+# $libs and $work set by the caller): fail, the GPU check and the project's configure.
+fail() { echo "FAIL: $*"; exit 1; }
+
+# Exit 77 (CTest: skipped, with the reason) when no GPU is visible.
+require_gpu() {
+  local gpu
+  gpu=$("$tool" gpu)
+  if grep -q '"gpu": null' <<<"$gpu"; then
+    echo "SKIPPED: no GPU: $(sed -n 's/.*"why": "\(.*\)".*/\1/p' <<<"$gpu")"
+    exit 77
+  fi
+}
+
+# configure_project <source dir> <build dir> [cmake arguments...]: tuning on, ktune from this
+# tree; the output goes to $work/configure.log, shown when it fails.
+configure_project() {
+  local src=$1 build=$2
+  shift 2
+  cmake -S "$src" -B "$build" -G Ninja -Dktune_DIR="$root/cmake" -DKTUNE_HOST_TOOL="$tool" \
+    -DKTUNE_TUNER_LIBS="$libs" -DKTUNE_TUNE=ON "$@" >"$work/configure.log" 2>&1 ||
+    { cat "$work/configure.log"; fail configure; }
+}
