@@ -40,7 +40,8 @@ std::string rejection(const json& j) {
 }  // namespace
 
 TEST(Measurement, JsonRoundTrip) {
-  const ktune::Measurement m = sample_measurement();
+  ktune::Measurement m = sample_measurement();
+  m.at = 1764745200.25;
   const json j = m.to_json();
   EXPECT_EQ(j["status"], "ok");
   EXPECT_EQ(j["samples_ms"], json({0.5, 0.25, 0.75}));
@@ -57,6 +58,8 @@ TEST(Measurement, JsonRoundTrip) {
   EXPECT_EQ(back.resources.max_threads_per_block, 256);
   EXPECT_EQ(back.message, m.message);
   EXPECT_EQ(back.seconds, m.seconds);
+  EXPECT_EQ(back.at, m.at);
+  EXPECT_FALSE(sample_measurement().to_json().contains("at")) << "an unknown time is left out";
   // Through text too, as the DB stores it.
   EXPECT_EQ(ktune::Measurement::from_json(json::parse(j.dump())).to_json(), j);
 }

@@ -58,6 +58,11 @@ using TempDir = ktune::test_support::TempDir;
 
 json read_json(const fs::path& path) { return read_json_file(path); }
 
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
 std::size_t count_lines(const fs::path& path) {
   std::ifstream in(path);
   std::size_t n = 0;
@@ -608,6 +613,31 @@ TEST_F(TunerTest, FailuresAreReportedWithTheirReasons) {
   EXPECT_NE(reason_of["crashed"].find("CUDA_ERROR_ILLEGAL_ADDRESS"), std::string::npos);
   EXPECT_NE(reason_of["timed-out"].find("no reply within"), std::string::npos);
   EXPECT_NE(reason_of["resource"].find("shared memory"), std::string::npos);
+}
+
+// `ktune report` on a DB the tuner just wrote: the table names each key's winner and its
+// speedup over the DEFAULT, and gnuplot draws every plot (best so far by evaluations and by
+// time, time per parameter value, speedups) as PNG.
+TEST_F(TunerTest, ReportDrawsTheSearch) {
+  make_kernel(kernel_dir(), {"MODE=0", "T=1..12"}, {}, "MODE=0 T=5");  // a config's time is T x 0.1 ms
+  TuneOptions o = options_for(kernel_dir());
+  ASSERT_EQ(tune(o), 0);
+  const fs::path out = dir_.path() / "report";
+  const std::string command = std::string(KTUNE_TOOL) + " report '" + o.db_dir + "' --manifest '" + o.manifest +
+                              "' --out '" + out.string() + "' > '" + (dir_.path() / "report.log").string() + "' 2>&1";
+  ASSERT_EQ(std::system(command.c_str()), 0) << read_text(dir_.path() / "report.log");
+  // KTUNE_TEST_KEEP=<dir>: keep the report, to look at the plots.
+  if (const char* keep = std::getenv("KTUNE_TEST_KEEP")) fs::copy(out, keep, fs::copy_options::recursive);
+  const std::string md = read_text(out / "report.md");
+  EXPECT_NE(md.find("| fake | Fake GPU | N=1000 | 12 | 12 | 0.1000 | MODE=0 T=1 | 0.5000 | 5.00× |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| fake | Fake GPU | N=2000 | 12 | 12 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("- `T`: 1 → 1.00, 2 → 2.00,"), std::string::npos) << md;
+  for (const char* png : {"best_vs_evaluations", "best_vs_time", "param_T", "speedup"}) {
+    const std::string image = read_text(out / (std::string(png) + ".png"));
+    EXPECT_EQ(image.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8)) << png << ": not drawn; " << read_text(dir_.path() / "report.log");
+    EXPECT_GT(image.size(), 5000u) << png;
+    EXPECT_NE(md.find("![" + std::string(png) + "](" + png + ".png)"), std::string::npos) << png;
+  }
 }
 
 TEST_F(TunerTest, BudgetLimitsEvaluationsPerKey) {

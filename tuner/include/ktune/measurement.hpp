@@ -40,6 +40,7 @@ struct Measurement {
   Resources resources;
   std::string message;             // the reason, for any status but ok
   double seconds = 0;              // wall time spent on this config (load+verify+measure)
+  double at = 0;                   // when it was recorded, Unix seconds (0: not known)
 
   nlohmann::json to_json() const;
   static Measurement from_json(const nlohmann::json& j);  // throws Error on malformed input

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/db_inputs.hpp"
 #include "ktune/db.hpp"
 #include "ktune/error.hpp"
 #include "ktune/measurement.hpp"
@@ -31,25 +32,6 @@ struct ShowOptions {
   int top = 1;
   bool json = false;
 };
-
-// DB files: the inputs themselves, or the *.json files of input directories (sorted).
-std::vector<fs::path> db_files(const std::vector<std::string>& inputs) {
-  std::vector<fs::path> files;
-  for (const auto& in : inputs) {
-    if (!fs::exists(in)) throw Error(in + ": no such file or directory; name DB files or directories of them");
-    if (!fs::is_directory(in)) {
-      files.emplace_back(in);
-      continue;
-    }
-    std::vector<fs::path> found;
-    for (const auto& e : fs::directory_iterator(in))
-      if (e.path().extension() == ".json" && e.is_regular_file()) found.push_back(e.path());
-    if (found.empty()) throw Error(in + ": no *.json DB files in this directory");
-    std::sort(found.begin(), found.end());
-    files.insert(files.end(), found.begin(), found.end());
-  }
-  return files;
-}
 
 // "M=4096 N=4096 K=4096" (any order, spaces or commas) -> "K=4096,M=4096,N=4096".
 std::string canonical_key(const std::string& text) {
@@ -113,12 +95,6 @@ json show_file(const fs::path& path, const ShowOptions& o, const std::string& ke
                                     {"kernel_hash", f.value("kernel_hash", "")}, {"keys", keys}});
   }
   return file;
-}
-
-std::string values_text(const json& values) {
-  std::string s;
-  for (const auto& [name, v] : values.items()) s += (s.empty() ? "" : " ") + name + "=" + v.dump();
-  return s.empty() ? "-" : s;
 }
 
 void print_text(const json& file) {

@@ -87,6 +87,7 @@ json Measurement::to_json() const {
                 {"max_threads_per_block", resources.max_threads_per_block}}},
               {"message", message},
               {"seconds", seconds}};
+  if (at > 0) doc["at"] = at;  // older DBs have none
   // An output full of NaN has no finite error; null (what JSON can say) reads back as inf.
   doc["max_error"] = std::isfinite(max_error) ? json(max_error) : json(nullptr);
   return doc;
@@ -133,6 +134,7 @@ Measurement Measurement::from_json(const json& j) {
     m.message = v->get<std::string>();
   }
   if (const json* v = member(j, "seconds")) m.seconds = non_negative(*v, "seconds");
+  if (const json* v = member(j, "at")) m.at = non_negative(*v, "at");
   return m;
 }
 

@@ -262,6 +262,8 @@ int tune(const TuneOptions& o) {
             result.status = Status::Crashed;
             result.message = "the worker died: " + r.detail;
           }
+          // When: the order and pace of the search, for `ktune report`'s curves.
+          result.at = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
           db.record(fp, ks.key, c.id, values_json(m, c), result);
           ++ks.measured_now;
         }
