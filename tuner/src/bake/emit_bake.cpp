@@ -1,5 +1,6 @@
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <initializer_list>
 #include <map>
@@ -71,9 +72,16 @@ void write_bytes(std::ostringstream& out, const std::string& name, const std::st
   out << "};\n";
 }
 
+// The literal of `x`: -9223372036854775808LL would be the negation of a constant too large
+// for long long, which compilers warn about or refuse.
+std::string int_literal(int64_t x) {
+  if (x == INT64_MIN) return "(-9223372036854775807LL - 1)";
+  return std::to_string(x) + "LL";
+}
+
 std::string int_list(const std::vector<int64_t>& v) {
   std::string s;
-  for (int64_t x : v) s += (s.empty() ? "" : ", ") + std::to_string(x) + "LL";
+  for (int64_t x : v) s += (s.empty() ? "" : ", ") + int_literal(x);
   return s;
 }
 
@@ -82,7 +90,8 @@ std::string parse_arch(const std::string& arch, int& major, int& minor, bool& sp
   specific = !digits.empty() && (digits.back() == 'a' || digits.back() == 'f');
   if (specific) digits.pop_back();
   if (digits.size() < 2 || digits.size() > 3 || digits.find_first_not_of("0123456789") != std::string::npos)
-    throw Error("ktune bake: the manifest's architecture " + cpp_string_literal(arch) + " is not like 90 or 90a");
+    throw Error("ktune bake: the manifest's architecture " + cpp_string_literal(arch.substr(0, 40)) +
+                " is not like 90 or 90a");
   major = std::stoi(digits.substr(0, digits.size() - 1));
   minor = digits.back() - '0';
   return digits;

@@ -16,6 +16,7 @@
 
 #include "ktune/error.hpp"
 #include "ktune/manifest.hpp"
+#include "ktune/text.hpp"
 
 namespace ktune {
 
@@ -33,23 +34,50 @@ json CompileRecord::to_json() const {
   return doc;
 }
 
+// Read by `ktune cubins`, the bake and the tuner. A record is a build output: Ninja
+// rewrites it only when it is missing or older than its inputs, so the fix for a damaged
+// one is to delete it.
 CompileRecord CompileRecord::from_json(const json& doc, const std::string& origin) {
-  if (!doc.is_object() || doc.value("schema", "") != "ktune.compile" ||
-      doc.value("schema_version", 0) != kSchemaVersion)
-    throw Error(origin + ": not a ktune compile record of schema version " +
-                std::to_string(kSchemaVersion) + "; rebuild to regenerate it");
-  try {
-    CompileRecord r;
-    r.status = doc.at("status").get<std::string>();
-    r.exit_code = doc.at("exit_code").get<int>();
-    r.wall_s = doc.at("wall_s").get<double>();
-    r.cpu_s = doc.at("cpu_s").get<double>();
-    r.log = doc.at("log").get<std::string>();
-    r.cubin = doc.value("cubin", "");
-    return r;
-  } catch (const json::exception& e) {
-    throw Error(origin + ": malformed compile record (" + e.what() + ")");
-  }
+  const std::string fix = "; delete it and build again to recompile that config";
+  auto refuse = [&](const std::string& why) -> Error { return Error(origin + ": " + why + fix); };
+  auto schema = doc.is_object() ? doc.find("schema") : doc.end();
+  if (!doc.is_object() || schema == doc.end() || !schema->is_string() || *schema != "ktune.compile")
+    throw refuse("not a ktune compile record (no \"schema\": \"ktune.compile\")");
+  auto version = doc.find("schema_version");
+  if (version == doc.end() || !version->is_number_integer() || *version != kSchemaVersion)
+    throw refuse("not a compile record of schema version " + std::to_string(kSchemaVersion));
+  auto member = [&](const char* name, bool (json::*is)() const noexcept,
+                    const char* kind) -> const json& {
+    auto it = doc.find(name);
+    if (it == doc.end()) throw refuse(std::string("\"") + name + "\" is missing");
+    if (!((*it).*is)())
+      throw refuse(std::string("\"") + name + "\" must be " + kind + ", not " + json_excerpt(*it));
+    return *it;
+  };
+  CompileRecord r;
+  r.status = member("status", &json::is_string, "a string").get<std::string>();
+  if (r.status != "ok" && r.status != "compile-failed")
+    throw refuse("\"status\" is " + json_excerpt(doc["status"]) +
+                 ", not \"ok\" or \"compile-failed\"");
+  const json& exit_code = member("exit_code", &json::is_number_integer, "an integer");
+  if (exit_code.get<int64_t>() < 0 || exit_code.get<int64_t>() > 255 ||
+      (exit_code.is_number_unsigned() && exit_code.get<uint64_t>() > 255u))
+    throw refuse("\"exit_code\" " + json_excerpt(exit_code) + " is not an exit code");
+  r.exit_code = exit_code.get<int>();
+  r.wall_s = member("wall_s", &json::is_number, "a number").get<double>();
+  r.cpu_s = member("cpu_s", &json::is_number, "a number").get<double>();
+  if (!(r.wall_s >= 0 && r.wall_s < 1e9 && r.cpu_s >= 0 && r.cpu_s < 1e9))
+    throw refuse("\"wall_s\" and \"cpu_s\" must be times in seconds");
+  // Paths, printed in summaries and messages: one line, of a length a file system allows.
+  auto path = [&](const char* name) {
+    std::string p = member(name, &json::is_string, "a string").get<std::string>();
+    if (p.size() > 4096 || p.find_first_of(std::string("\n\r\0", 3)) != std::string::npos)
+      throw refuse(std::string("\"") + name + "\" is not a path");
+    return p;
+  };
+  r.log = path("log");
+  if (doc.contains("cubin")) r.cubin = path("cubin");
+  return r;
 }
 
 namespace {

@@ -1,11 +1,16 @@
 #include "ktune/manifest.hpp"
 
+#include <cctype>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
+
+#include "db/untrusted_json.hpp"
+#include "ktune/text.hpp"
 
 namespace ktune {
 
@@ -19,22 +24,73 @@ json values_object(const std::vector<Parameter>& params, const std::vector<int64
   return obj;
 }
 
-template <typename T>
-T field(const json& obj, const char* key, const std::string& origin, const char* where) {
-  if (!obj.is_object() || !obj.contains(key))
-    throw Error(origin + ": " + where + " has no \"" + key + "\"");
-  try {
-    return obj.at(key).get<T>();
-  } catch (const json::exception&) {
-    throw Error(origin + ": " + where + "." + key + " has the wrong type (" +
-                obj.at(key).dump().substr(0, 60) + ")");
-  }
+// Helpers of from_json, in their own namespace: unity builds merge this file with others.
+namespace manifest_json {
+
+// Names from a hostile file can be megabytes long; messages stay one short line.
+std::string shown(const std::string& s) {
+  return "\"" + untrusted_json::printable(s, 40) + "\"";
 }
 
+const json& member(const json& obj, const char* key, const std::string& origin, const char* where) {
+  if (!obj.is_object()) throw Error(origin + ": " + where + " is not an object");
+  auto it = obj.find(key);
+  if (it == obj.end()) throw Error(origin + ": " + where + " has no \"" + key + "\"");
+  return *it;
+}
+
+[[noreturn]] void wrong_type(const json& v, const std::string& origin, const std::string& what,
+                             const char* expected) {
+  throw Error(origin + ": " + what + " must be " + expected + ", not " + json_excerpt(v) +
+              "; reconfigure the build to regenerate the manifest");
+}
+
+std::string text(const json& v, const std::string& origin, const std::string& what) {
+  if (!v.is_string()) wrong_type(v, origin, what, "a string");
+  return v.get<std::string>();
+}
+
+// json's get<int64_t>() would take 1.5, true or 2^64 - 1 and convert them silently.
+int64_t integer(const json& v, const std::string& origin, const std::string& what) {
+  if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(INT64_MAX)))
+    wrong_type(v, origin, what, "an integer");
+  return v.get<int64_t>();
+}
+
+std::vector<std::string> texts(const json& v, const std::string& origin, const std::string& what) {
+  if (!v.is_array()) wrong_type(v, origin, what, "a list of strings");
+  std::vector<std::string> out;
+  for (const json& x : v) out.push_back(text(x, origin, what + " entry"));
+  return out;
+}
+
+// Names become file names, macros and C++ fields: anything else is a damaged manifest.
+bool is_name(const std::string& s) { return s.size() <= 200 && is_c_identifier(s); }
+
+std::string identifier(const json& v, const std::string& origin, const std::string& what) {
+  const std::string s = text(v, origin, what);
+  if (!is_name(s))
+    throw Error(origin + ": " + what + " " + shown(s) +
+                " is not a C identifier (of at most 200 characters); reconfigure the build to "
+                "regenerate the manifest");
+  return s;
+}
+
+// A config id names files (cubins/<id>.cubin): never a path, never empty.
+bool safe_file_stem(const std::string& s) {
+  if (s.empty() || s.size() > 64) return false;
+  for (char c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') return false;
+  return true;
+}
+
+}  // namespace manifest_json
 }  // namespace
 
 bool is_manifest(const json& doc) {
-  return doc.is_object() && doc.value("schema", "") == "ktune.manifest";
+  if (!doc.is_object()) return false;
+  auto schema = doc.find("schema");
+  return schema != doc.end() && schema->is_string() && *schema == "ktune.manifest";
 }
 
 json Manifest::to_json() const {
@@ -83,80 +139,109 @@ json Manifest::to_json() const {
 }
 
 Manifest Manifest::from_json(const json& doc, const std::string& origin) {
+  using namespace manifest_json;
   if (!is_manifest(doc))
     throw Error(origin + ": not a ktune manifest (no \"schema\": \"ktune.manifest\")");
-  int version = field<int>(doc, "schema_version", origin, "the manifest");
+  const int64_t version = integer(member(doc, "schema_version", origin, "the manifest"), origin,
+                                  "\"schema_version\"");
   if (version != kSchemaVersion)
     throw Error(origin + ": manifest schema version " + std::to_string(version) +
                 " is not the version " + std::to_string(kSchemaVersion) +
                 " this ktune reads; reconfigure the build to regenerate it");
   Manifest m;
-  m.kernel = field<std::string>(doc, "kernel", origin, "the manifest");
-  m.source = field<std::string>(doc, "source", origin, "the manifest");
-  m.entry = doc.contains("entry") ? field<std::string>(doc, "entry", origin, "the manifest") : m.kernel;
-  const json& compile = doc.contains("compile") ? doc["compile"] : json::object();
-  m.compile.nvcc = field<std::string>(compile, "nvcc", origin, "compile");
-  m.compile.arch = field<std::string>(compile, "arch", origin, "compile");
-  m.compile.flags = field<std::vector<std::string>>(compile, "flags", origin, "compile");
-  m.compile.include_dirs = field<std::vector<std::string>>(compile, "include_dirs", origin, "compile");
+  m.kernel = identifier(member(doc, "kernel", origin, "the manifest"), origin, "the kernel name");
+  m.source = text(member(doc, "source", origin, "the manifest"), origin, "\"source\"");
+  m.entry = m.kernel;
+  if (doc.contains("entry")) {
+    m.entry = text(doc["entry"], origin, "\"entry\"");
+    if (!m.entry.empty() && !is_name(m.entry))
+      throw Error(origin + ": the kernel entry " + shown(m.entry) +
+                  " is not a C identifier; reconfigure the build to regenerate the manifest");
+  }
+  const json& compile = member(doc, "compile", origin, "the manifest");
+  m.compile.nvcc = text(member(compile, "nvcc", origin, "compile"), origin, "compile.nvcc");
+  m.compile.arch = text(member(compile, "arch", origin, "compile"), origin, "compile.arch");
+  m.compile.flags = texts(member(compile, "flags", origin, "compile"), origin, "compile.flags");
+  m.compile.include_dirs =
+      texts(member(compile, "include_dirs", origin, "compile"), origin, "compile.include_dirs");
   if (compile.contains("launcher"))
-    m.compile.launcher = field<std::vector<std::string>>(compile, "launcher", origin, "compile");
+    m.compile.launcher = texts(compile["launcher"], origin, "compile.launcher");
   if (doc.contains("build")) {
-    const auto build = field<std::string>(doc, "build", origin, "the manifest");
+    const std::string build = text(doc["build"], origin, "\"build\"");
     if (build != "eager" && build != "on-demand")
-      throw Error(origin + ": \"build\" is \"" + build + "\", not \"eager\" or \"on-demand\"");
+      throw Error(origin + ": \"build\" is " + shown(build) + ", not \"eager\" or \"on-demand\"");
     m.on_demand = build == "on-demand";
   }
   m.spec.name = m.kernel;
-  const json params = field<json>(doc, "parameters", origin, "the manifest");
-  if (!params.is_array()) throw Error(origin + ": \"parameters\" must be a list");
-  for (const auto& p : params)
-    m.spec.parameters.push_back({field<std::string>(p, "name", origin, "a parameter"),
-                                 field<std::vector<int64_t>>(p, "values", origin, "a parameter")});
-  m.spec.constraints = field<std::vector<std::string>>(doc, "constraints", origin, "the manifest");
-  const json def = field<json>(doc, "default", origin, "the manifest");
-  if (!def.is_object()) throw Error(origin + ": \"default\" must be an object");
-  for (const auto& p : m.spec.parameters) {
-    if (!def.contains(p.name) || !def[p.name].is_number_integer())
-      throw Error(origin + ": \"default\" lacks an integer for " + p.name);
-    m.spec.default_config.emplace_back(p.name, def[p.name].get<int64_t>());
+  const json& params = member(doc, "parameters", origin, "the manifest");
+  if (!params.is_array()) wrong_type(params, origin, "\"parameters\"", "a list");
+  std::set<std::string> names;
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    const std::string where = "parameters[" + std::to_string(i) + "]";
+    Parameter p{identifier(member(params[i], "name", origin, where.c_str()), origin, where + ".name"), {}};
+    if (!names.insert(p.name).second)
+      throw Error(origin + ": parameter " + shown(p.name) + " is listed twice");
+    const json& values = member(params[i], "values", origin, where.c_str());
+    if (!values.is_array() || values.empty())
+      wrong_type(values, origin, where + ".values", "a non-empty list of integers");
+    for (const json& v : values) p.values.push_back(integer(v, origin, where + ".values entry"));
+    m.spec.parameters.push_back(std::move(p));
   }
-  m.default_id = field<std::string>(doc, "default_id", origin, "the manifest");
-  m.product = field<uint64_t>(doc, "product", origin, "the manifest");
-  const json configs = field<json>(doc, "configs", origin, "the manifest");
-  if (!configs.is_array()) throw Error(origin + ": \"configs\" must be a list");
+  m.spec.constraints = texts(member(doc, "constraints", origin, "the manifest"), origin, "\"constraints\"");
+  const json& def = member(doc, "default", origin, "the manifest");
+  if (!def.is_object()) wrong_type(def, origin, "\"default\"", "an object");
+  for (const auto& p : m.spec.parameters) {
+    if (!def.contains(p.name)) throw Error(origin + ": \"default\" lacks an integer for " + p.name);
+    m.spec.default_config.emplace_back(p.name, integer(def[p.name], origin, "default." + p.name));
+  }
+  m.default_id = text(member(doc, "default_id", origin, "the manifest"), origin, "\"default_id\"");
+  const json& product = member(doc, "product", origin, "the manifest");
+  if (!product.is_number_unsigned() && !(product.is_number_integer() && product.get<int64_t>() >= 0))
+    wrong_type(product, origin, "\"product\"", "a non-negative integer");
+  m.product = product.get<uint64_t>();
+  const json& configs = member(doc, "configs", origin, "the manifest");
+  if (!configs.is_array()) wrong_type(configs, origin, "\"configs\"", "a list");
+  std::set<std::string> ids;
   for (std::size_t i = 0; i < configs.size(); ++i) {
     const json& c = configs[i];
+    const std::string where = "configs[" + std::to_string(i) + "]";
     ManifestConfig config;
-    config.id = field<std::string>(c, "id", origin, "a config");
-    const json values = field<json>(c, "values", origin, "a config");
+    config.id = text(member(c, "id", origin, where.c_str()), origin, where + ".id");
+    if (!safe_file_stem(config.id))
+      throw Error(origin + ": " + where + ".id " + shown(config.id) +
+                  " is not a config id (letters, digits, '_' and '-'); reconfigure the build to "
+                  "regenerate the manifest");
+    if (!ids.insert(config.id).second)
+      throw Error(origin + ": config id " + config.id + " is listed twice");
+    const json& values = member(c, "values", origin, where.c_str());
     for (const auto& p : m.spec.parameters) {
-      if (!values.is_object() || !values.contains(p.name) || !values[p.name].is_number_integer())
-        throw Error(origin + ": configs[" + std::to_string(i) + "] lacks an integer for " + p.name);
-      config.values.push_back(values[p.name].get<int64_t>());
+      if (!values.is_object() || !values.contains(p.name))
+        throw Error(origin + ": " + where + " lacks an integer for " + p.name);
+      config.values.push_back(integer(values[p.name], origin, where + ".values." + p.name));
     }
     m.configs.push_back(std::move(config));
   }
+  // Every reader falls back on the DEFAULT: it must be one of the configs.
+  if (!ids.count(m.default_id))
+    throw Error(origin + ": \"default_id\" " + shown(m.default_id) +
+                " is not among its configs; reconfigure the build to regenerate the manifest");
   if (doc.contains("keys")) {
-    if (!doc["keys"].is_array()) throw Error(origin + ": \"keys\" must be a list");
-    for (const auto& k : doc["keys"]) {
+    const json& keys = doc["keys"];
+    if (!keys.is_array()) wrong_type(keys, origin, "\"keys\"", "a list");
+    for (const auto& k : keys) {
       if (!k.is_object()) throw Error(origin + ": each of \"keys\" must be an object");
       std::vector<Assignment> key;
       for (const auto& [name, value] : k.items()) {
-        if (!value.is_number_integer())
-          throw Error(origin + ": key dimension " + name + " must be an integer");
-        key.emplace_back(name, value.get<int64_t>());
+        if (!is_name(name))
+          throw Error(origin + ": key dimension " + shown(name) +
+                      " is not a C identifier; reconfigure the build to regenerate the manifest");
+        key.emplace_back(name, integer(value, origin, "key dimension " + name));
       }
       m.keys.push_back(std::move(key));
     }
   }
   if (doc.contains("key_dims") && !m.keys.empty()) {
-    if (!doc["key_dims"].is_array()) throw Error(origin + ": \"key_dims\" must be a list");
-    std::vector<std::string> dims;
-    for (const auto& d : doc["key_dims"]) {
-      if (!d.is_string()) throw Error(origin + ": \"key_dims\" must list names");
-      dims.push_back(d.get<std::string>());
-    }
+    const std::vector<std::string> dims = texts(doc["key_dims"], origin, "\"key_dims\"");
     for (auto& key : m.keys) {
       std::vector<Assignment> ordered;
       for (const auto& d : dims)
@@ -179,12 +264,10 @@ std::string read_file(const std::filesystem::path& path) {
 }
 
 json read_json_file(const std::filesystem::path& path) {
-  const std::string text = read_file(path);
-  try {
-    return json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw Error(path.string() + ": not valid JSON (" + e.what() + ")");
-  }
+  json doc;
+  const std::string why = untrusted_json::parse(read_file(path), doc);
+  if (!why.empty()) throw Error(path.string() + ": not valid JSON (" + why + ")");
+  return doc;
 }
 
 bool write_file_if_changed(const std::filesystem::path& path, const std::string& text) {

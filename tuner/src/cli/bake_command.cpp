@@ -27,6 +27,14 @@ struct BakeOptions {
   bool quiet = false;
 };
 
+// GPU names and paths come from DB files: control bytes (a newline, a terminal escape)
+// would forge or hide lines of the build's output.
+std::string one_line(std::string text) {
+  for (char& c : text)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  return text;
+}
+
 // Whether a config's compile record exists and says "ok".
 bool compiled_ok(const std::filesystem::path& kernel_dir, const ManifestConfig& c) {
   const auto record = kernel_dir / c.record();
@@ -93,9 +101,9 @@ void run(const BakeOptions& o) {
   write_file_atomic(out / ("ktune_" + m.kernel + "_baked.cpp"), sources.source);
   write_file_atomic(out / "bake.json", plan.to_json().dump(2) + "\n");
   if (o.quiet) return;
-  std::cout << "ktune: " << m.kernel << ": " << plan.note << "\n";
+  std::cout << "ktune: " << m.kernel << ": " << one_line(plan.note) << "\n";
   for (std::size_t i = 0; i < plan.warnings.size() && i < 5; ++i)
-    std::cout << "ktune: " << m.kernel << ": warning: " << plan.warnings[i] << "\n";
+    std::cout << "ktune: " << m.kernel << ": warning: " << one_line(plan.warnings[i]) << "\n";
 }
 
 }  // namespace

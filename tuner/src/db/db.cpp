@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "db/untrusted_json.hpp"
 #include "ktune/error.hpp"
 #include "ktune/text.hpp"
 
@@ -36,8 +37,12 @@ Stamp stamp_of(const fs::path& path) {
 
 // Names from a hostile file can be megabytes long; messages stay one short line.
 std::string shown_name(const std::string& s) {
-  return "\"" + (s.size() > 40 ? s.substr(0, 37) + "..." : s) + "\"";
+  return "\"" + untrusted_json::printable(s, 40) + "\"";
 }
+
+// Kernel names are C identifiers (ktune_add_kernel checks): they name files, targets and
+// namespaces. Anything else in a DB is damage.
+bool is_kernel_name(const std::string& s) { return s.size() <= 200 && is_c_identifier(s); }
 
 json empty_doc(const std::string& kernel) {
   return {{"schema", "ktune.db"},
@@ -123,6 +128,9 @@ class Normalizer {
     auto kernel = raw.find("kernel");
     if (kernel == raw.end() || !kernel->is_string())
       throw Error("it has no string \"kernel\"");
+    if (!is_kernel_name(*kernel))
+      throw Error("its \"kernel\" " + shown_name(kernel->get<std::string>()) +
+                  " is not a kernel name (a C identifier)");
     if (*kernel != kernel_)
       throw Error("it is the DB of kernel " + shown_name(kernel->get<std::string>()) +
                   ", not " + shown_name(kernel_));
@@ -194,8 +202,9 @@ class Normalizer {
     return out;
   }
 
+  // Reasons quote the file's values (an unknown status...): kept to one printable line.
   void skip(const std::string& where, const std::string& why) {
-    if (count_++ == 0) first_ = where + ": " + why;
+    if (count_++ == 0) first_ = untrusted_json::printable(where + ": " + why, 300);
   }
 
   std::string kernel_;
@@ -243,14 +252,8 @@ Snapshot read_snapshot(const fs::path& path, const std::string* kernel) {
     return s;
   }
   json raw;
-  try {
-    raw = json::parse(text);
-  } catch (const json::parse_error& e) {
-    s.corrupt = "it is not valid JSON (syntax error near byte " + std::to_string(e.byte) +
-                ", e.g. a write cut short)";
-    return s;
-  } catch (const json::exception& e) {  // e.g. a number too large for a double
-    s.corrupt = std::string("it is not valid JSON (") + e.what() + ")";
+  if (const std::string why = untrusted_json::parse(text, raw); !why.empty()) {
+    s.corrupt = "it is not valid JSON (" + why + ")";
     return s;
   }
   // Without an expected kernel the file's own is taken; a missing one is still refused.
@@ -403,6 +406,10 @@ void Db::record(const Fingerprint& fp, const std::string& key, const std::string
 
 void Db::record_many(const std::vector<DbRecord>& records) {
   if (records.empty()) return;
+  // A file this ktune could not read back would be set aside by the next reader.
+  if (!is_kernel_name(kernel_))
+    throw Error(path_.string() + ": cannot record measurements of kernel " + shown_name(kernel_) +
+                ": a kernel's name is a C identifier; the DB on disk is unchanged");
   // Refuse what a later read would drop, before touching the disk.
   struct Prepared {
     std::string digest;

@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "db/untrusted_json.hpp"
 #include "ktune/error.hpp"
 #include "ktune/manifest.hpp"
 #include "ktune/text.hpp"
@@ -165,6 +166,11 @@ GpuIdentity GpuIdentity::from_json(const json& j) {
   if (!j.is_object()) throw Error("gpu: must be an object, got " + json_excerpt(j));
   GpuIdentity g;
   g.name = text_field(j, "name", where);
+  // The driver reports at most 255 bytes; a longer name is damage, or a file made to bloat
+  // the baked tables (each GPU's name is a string literal there).
+  if (g.name.size() > 255)
+    throw Error("gpu: \"name\" is " + std::to_string(g.name.size()) +
+                " bytes long; a GPU's name has at most 255");
   g.cc_major = int_field(j, "cc_major", where);
   g.cc_minor = int_field(j, "cc_minor", where);
   g.sm_count = int_field(j, "sm_count", where);
@@ -254,7 +260,7 @@ std::string kernel_hash(const std::string& manifest_path) {
   h.field(fs::path(m.source).filename().string());
   auto source = read_bytes(resolve(m.source));
   if (!source)
-    throw Error(manifest_path + ": the kernel source " + m.source +
+    throw Error(manifest_path + ": the kernel source " + untrusted_json::printable(m.source, 200) +
                 " does not exist; fix SOURCE in ktune_add_kernel() or restore the file");
   h.field(*source);
 

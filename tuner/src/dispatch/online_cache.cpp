@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace ktune {
@@ -31,13 +32,17 @@ bool storable(const std::string& s) { return s.find_first_of("\t\n\r") == std::s
 }  // namespace
 
 OnlineCache::OnlineCache(std::string path) : path_(path.empty() ? default_path() : std::move(path)) {
+  // Only a regular file: opening a FIFO put in its place would block the first launch.
+  struct stat st {};
+  if (::stat(path_.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;
   std::ifstream in(path_);
   std::string line;
   while (std::getline(in, line)) {
+    if (in.eof()) break;  // no newline: a line cut short, its id perhaps too
     std::istringstream fields(line);
     std::string kernel, gpu, key, id;
     if (std::getline(fields, kernel, '\t') && std::getline(fields, gpu, '\t') &&
-        std::getline(fields, key, '\t') && std::getline(fields, id) && !id.empty())
+        std::getline(fields, key, '\t') && std::getline(fields, id) && !id.empty() && storable(id))
       choices_[{kernel, gpu, key}] = id;
   }
 }
@@ -55,10 +60,17 @@ void OnlineCache::store(const std::string& kernel, const std::string& gpu,
   choices_[{kernel, gpu, key_text(key)}] = config_id;
   std::error_code ec;
   std::filesystem::create_directories(std::filesystem::path(path_).parent_path(), ec);
-  const std::string line = kernel + "\t" + gpu + "\t" + key_text(key) + "\t" + config_id + "\n";
+  std::string line = kernel + "\t" + gpu + "\t" + key_text(key) + "\t" + config_id + "\n";
   // One write() with O_APPEND: lines from concurrent processes do not interleave.
-  int fd = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  int fd = ::open(path_.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd < 0) return;
+  // A line cut short (a full disk, a killed process) would run into this one: end it with
+  // a tab first, which no stored id holds, so that it never reads as a choice.
+  struct stat st {};
+  char last = '\n';
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+      ::pread(fd, &last, 1, st.st_size - 1) == 1 && last != '\n')
+    line.insert(0, "\t\n");
   [[maybe_unused]] ssize_t n = ::write(fd, line.data(), line.size());
   ::close(fd);
 }

@@ -1,7 +1,8 @@
 #pragma once
 // Choices made by online tuning (KTUNE_ONLINE=1), kept on disk so that the next process
 // launches at once. One line per choice, "kernel<TAB>GPU<TAB>key values<TAB>config id",
-// appended; the last line for a kernel, GPU and key wins. Malformed lines are skipped.
+// appended; the last line for a kernel, GPU and key wins. Malformed lines, and a last line
+// without its newline (a write cut short), are skipped.
 #include <cstdint>
 #include <map>
 #include <optional>

@@ -10,6 +10,7 @@
 #include <numeric>
 #include <set>
 
+#include "db/untrusted_json.hpp"
 #include "ktune/config_id.hpp"
 #include "ktune/error.hpp"
 #include "replay/compressed_file.hpp"
@@ -23,7 +24,7 @@ using nlohmann::ordered_json;
 
 // Names from a hostile file can be megabytes long; messages stay one short line.
 std::string iop_shown(const std::string& s) {
-  return "\"" + (s.size() > 40 ? s.substr(0, 37) + "..." : s) + "\"";
+  return "\"" + untrusted_json::printable(s, 40) + "\"";
 }
 
 template <class J>
@@ -491,12 +492,10 @@ nlohmann::ordered_json to_t4_results(const InteropData& data, const std::string&
 }
 
 nlohmann::ordered_json read_t4_file(const std::filesystem::path& path) {
-  const std::string text = read_maybe_gzip(path);
-  try {
-    return nlohmann::ordered_json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw Error(path.string() + ": not JSON (" + e.what() + "); expected T4 results");
-  }
+  nlohmann::ordered_json doc;
+  if (const std::string why = untrusted_json::parse(read_maybe_gzip(path), doc); !why.empty())
+    throw Error(path.string() + ": not JSON (" + why + "); expected T4 results");
+  return doc;
 }
 
 std::vector<DbRecord> t4_to_db_records(const nlohmann::ordered_json& doc, const T4Import& who,

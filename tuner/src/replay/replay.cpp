@@ -7,7 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "db/untrusted_json.hpp"
 #include "ktune/error.hpp"
+#include "ktune/text.hpp"
 #include "replay/compressed_file.hpp"
 
 namespace ktune {
@@ -18,7 +20,7 @@ using nlohmann::json;
 
 // Names from a hostile file can be megabytes long; messages stay one short line.
 std::string cache_name(const std::string& s) {
-  return "\"" + (s.size() > 40 ? s.substr(0, 37) + "..." : s) + "\"";
+  return "\"" + untrusted_json::printable(s, 40) + "\"";
 }
 
 // ktune spaces are integer-valued. Kernel Tuner's may hold any Python value: integral
@@ -81,14 +83,10 @@ ReplaySpace::ReplaySpace(SearchSpace space, std::vector<RecordedOutcome> outcome
 }
 
 ReplaySpace ReplaySpace::from_cache_file(const std::filesystem::path& path) {
-  const std::string text = read_maybe_gzip(path);
   nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw Error(path.string() + ": not JSON (" + e.what() +
+  if (const std::string why = untrusted_json::parse(read_maybe_gzip(path), doc); !why.empty())
+    throw Error(path.string() + ": not JSON (" + why +
                 "); expected a Kernel Tuner cache file (.json or .json.gz)");
-  }
   return from_cache(doc, path.string());
 }
 
@@ -97,6 +95,15 @@ ReplaySpace ReplaySpace::from_cache(const nlohmann::json& doc, const std::string
   using kt_cache::cache_name;
   if (!doc.is_object())
     throw Error(origin + ": not a JSON object; expected a Kernel Tuner cache file");
+  // Caches before schemas carry no version; a later major version may mean anything.
+  if (auto v = doc.find("schema_version"); v != doc.end()) {
+    if (!v->is_string())
+      throw Error(origin + ": \"schema_version\" must be a string like \"1.1.0\", not " +
+                  json_excerpt(*v));
+    if (v->get<std::string>().rfind("1.", 0) != 0)
+      throw Error(origin + ": \"schema_version\" " + cache_name(v->get<std::string>()) +
+                  " is not a Kernel Tuner cache schema 1.x.y, which ktune reads");
+  }
 
   const json& keys = kt_cache::member(doc, "tune_params_keys", origin);
   const json& params = kt_cache::member(doc, "tune_params", origin);

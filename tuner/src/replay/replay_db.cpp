@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "db/untrusted_json.hpp"
 #include "ktune/db.hpp"
 #include "ktune/error.hpp"
 #include "ktune/replay.hpp"
@@ -19,7 +20,7 @@ namespace db_replay {
 using nlohmann::json;
 
 std::string shown(const std::string& s) {
-  return "\"" + (s.size() > 40 ? s.substr(0, 37) + "..." : s) + "\"";
+  return "\"" + untrusted_json::printable(s, 40) + "\"";
 }
 
 std::string listed(const std::set<std::string>& names) {
