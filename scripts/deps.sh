@@ -4,7 +4,10 @@
 # /usr/local/cuda or on PATH.
 set -euo pipefail
 
-packages=(cmake ninja-build g++ nlohmann-json3-dev libcli11-dev libgtest-dev libgmock-dev zlib1g-dev python3)
+packages=(cmake ninja-build g++ nlohmann-json3-dev libcli11-dev libgtest-dev libgmock-dev zlib1g-dev python3
+          gnuplot-nox)  # gnuplot: `ktune report` draws its plots with it
+# scripts/fuzz.sh: libFuzzer comes with clang's runtime libraries.
+[[ ${1:-} == --fuzz ]] && packages+=(clang-14 libclang-rt-14-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
