@@ -1,8 +1,12 @@
 #include "ktune/t1_spec.hpp"
 
+#include <cstdint>
+#include <optional>
+
 #include <nlohmann/json.hpp>
 
 #include "ktune/python_list.hpp"
+#include "ktune/text.hpp"
 
 namespace ktune {
 namespace {
@@ -20,6 +24,14 @@ std::string text_of(const json& v, std::string_view where, std::string_view orig
   if (!v.is_string())
     throw Error(std::string(origin) + ": " + std::string(where) + " must be a string");
   return v.get<std::string>();
+}
+
+// A JSON integer as int64; nullopt for anything else, including unsigned values above
+// INT64_MAX, which get<int64_t>() would silently wrap to negatives.
+std::optional<int64_t> int64_of(const json& v) {
+  if (v.is_number_unsigned() && v.get<uint64_t>() > uint64_t{INT64_MAX}) return std::nullopt;
+  if (!v.is_number_integer()) return std::nullopt;
+  return v.get<int64_t>();
 }
 
 }  // namespace
@@ -45,7 +57,7 @@ SpaceSpec read_t1_spec(const json& doc, std::string_view origin) {
     parameter.name = text_of(member(p, "Name", where, origin), where + ".Name", origin);
     where += " (" + parameter.name + ")";
     if (p.contains("Type") && p["Type"] != "int")
-      throw Error(std::string(origin) + ": " + where + " has Type " + p["Type"].dump() +
+      throw Error(std::string(origin) + ": " + where + " has Type " + json_excerpt(p["Type"]) +
                   "; ktune parameters are integers (Type \"int\")");
     const json& values = member(p, "Values", where, origin);
     try {
@@ -53,9 +65,10 @@ SpaceSpec read_t1_spec(const json& doc, std::string_view origin) {
         parameter.values = evaluate_python_list(values.get<std::string>());
       } else if (values.is_array()) {
         for (const auto& v : values) {
-          if (!v.is_number_integer())
-            throw Error("value " + v.dump() + " is not an integer");
-          parameter.values.push_back(v.get<int64_t>());
+          std::optional<int64_t> value = int64_of(v);
+          if (!value)
+            throw Error("value " + json_excerpt(v) + " is not a 64-bit signed integer");
+          parameter.values.push_back(*value);
         }
       } else {
         throw Error("Values must be a Python list expression (string) or a JSON list");
@@ -64,9 +77,11 @@ SpaceSpec read_t1_spec(const json& doc, std::string_view origin) {
       throw Error(std::string(origin) + ": " + where + ".Values: " + e.what());
     }
     if (p.contains("Default")) {
-      if (!p["Default"].is_number_integer())
-        throw Error(std::string(origin) + ": " + where + ".Default must be an integer");
-      spec.default_config.emplace_back(parameter.name, p["Default"].get<int64_t>());
+      std::optional<int64_t> value = int64_of(p["Default"]);
+      if (!value)
+        throw Error(std::string(origin) + ": " + where + ".Default must be a 64-bit signed " +
+                    "integer, not " + json_excerpt(p["Default"]));
+      spec.default_config.emplace_back(parameter.name, *value);
     }
     spec.parameters.push_back(std::move(parameter));
   }
