@@ -43,11 +43,13 @@ set(KTUNE_EAGER_LIMIT 512 CACHE STRING
 set(KTUNE_CUDA_ARCH "" CACHE STRING
     "Architecture of the cubins, e.g. 90 or 90a; empty: CMAKE_CUDA_ARCHITECTURES, else the visible GPU, else 90")
 set(KTUNE_HOST_TOOL "" CACHE FILEPATH
-    "A built `ktune` tool to use at configure time; empty: build one into <build>/_ktune/host")
+    "A built `ktune` tool to use at configure time; empty: the installed package's, else build one into <build>/_ktune/host")
 set(KTUNE_TUNER_LIBS "" CACHE PATH
     "Directory of built libktune_{space,tuner,tuner_main}.a (with KTUNE_HOST_TOOL); empty: the host build's")
 set(KTUNE_TUNE AUTO CACHE STRING "Tune during the build: AUTO (when a GPU is visible), ON (a GPU is required), OFF")
 set_property(CACHE KTUNE_TUNE PROPERTY STRINGS AUTO ON OFF)
+set(KTUNE_GPUS "" CACHE STRING
+    "GPUs the tune step measures on, one worker each, e.g. 0,1 (numbered after CUDA_VISIBLE_DEVICES); empty: every visible GPU")
 set(KTUNE_DB_DIR "${CMAKE_BINARY_DIR}/ktune-db" CACHE PATH
     "Where tuning DBs live: <dir>/<kernel>/<GPU model>.json")
 
@@ -161,7 +163,8 @@ function(_ktune_resolve_arch)
 endfunction()
 
 # The `ktune` host tool, built from tuner/ at configure time (once; later configures only
-# check it is up to date) so ktune_add_kernel() runs the real space engine.
+# check it is up to date) so ktune_add_kernel() runs the real space engine. An installed
+# package brings it built.
 function(_ktune_host_tool)
   get_property(tool GLOBAL PROPERTY KTUNE_TOOL)
   if(tool)
@@ -172,6 +175,11 @@ function(_ktune_host_tool)
       message(FATAL_ERROR "ktune: KTUNE_HOST_TOOL=${KTUNE_HOST_TOOL} does not exist; build it or unset it")
     endif()
     set_property(GLOBAL PROPERTY KTUNE_TOOL "${KTUNE_HOST_TOOL}")
+    return()
+  endif()
+  if(TARGET ktune::ktune)  # an installed package: its own tool (cmake/ktuneConfig.cmake.in)
+    get_target_property(tool ktune::ktune LOCATION)
+    set_property(GLOBAL PROPERTY KTUNE_TOOL "${tool}")
     return()
   endif()
   set(dir "${CMAKE_BINARY_DIR}/_ktune/host")
@@ -400,6 +408,10 @@ function(ktune_add_kernel name)
   endif()
   if(NOT KTUNE_TUNE MATCHES "^(AUTO|ON|OFF)$")
     message(FATAL_ERROR "ktune: KTUNE_TUNE='${KTUNE_TUNE}'; use AUTO, ON or OFF")
+  endif()
+  if(NOT KTUNE_GPUS MATCHES "^([0-9]+(,[0-9]+)*)?$")
+    message(FATAL_ERROR "ktune: KTUNE_GPUS='${KTUNE_GPUS}'; list GPU numbers with commas, e.g. 0,1, "
+                        "or leave it empty for every visible GPU")
   endif()
   set(max_configs "${KTUNE_MAX_CONFIGS}")
   if(DEFINED arg_MAX_CONFIGS)
@@ -653,6 +665,9 @@ function(_ktune_add_tune_step name harness out_dir keys search_args)
   list(APPEND args ${search_args})
   if(KTUNE_TUNE STREQUAL "ON")
     list(APPEND args --require-gpu)
+  endif()
+  if(NOT KTUNE_GPUS STREQUAL "")
+    list(APPEND args "--gpus=${KTUNE_GPUS}")
   endif()
   add_custom_command(
     OUTPUT "${out_dir}/tune.json"

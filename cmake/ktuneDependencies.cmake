@@ -21,6 +21,8 @@ function(_ktune_header_dep target header package_hint)
   add_library(${target} INTERFACE IMPORTED GLOBAL)
   set_target_properties(${target} PROPERTIES
     INTERFACE_INCLUDE_DIRECTORIES "${_ktune_inc_${package_hint}}")
+  # The installed package config looks for these as headers too (cmake/ktuneInstall.cmake).
+  set_property(GLOBAL APPEND PROPERTY KTUNE_HEADER_ONLY_DEPS ${target})
 endfunction()
 
 find_package(nlohmann_json 3.10 CONFIG QUIET)

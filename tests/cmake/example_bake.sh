@@ -42,7 +42,7 @@ echo "ok: every example baked its shipped H200 table; $cubins configs compiled"
 for k in $kernels; do
   grep -q "^  NVIDIA H200 .* -> " <(sed -n "/^$k: baked/,/^[a-z]/p" "$work/demo.txt") || fail "demo: no H200 table for $k"
 done
-if "$tool" gpu | grep -q '"gpu": null'; then
+if "$tool" gpu --json | grep -q '"gpu": null'; then
   grep -q "^no GPU here: the tables above are what would launch; nothing was run" "$work/demo.txt" ||
     fail "demo: no GPU, but it did not say so"
 else

@@ -7,7 +7,7 @@
 # usage: examples_tuned.sh <build dir> <ktune tool> <ktune-demo>
 set -euo pipefail
 build=$1 tool=$2 demo=$3
-gpu=$("$tool" gpu)
+gpu=$("$tool" gpu --json)
 grep -q '"gpu": null' <<<"$gpu" && { echo "SKIPPED: no GPU: $(sed -n 's/.*"why": "\(.*\)".*/\1/p' <<<"$gpu")"; exit 77; }
 python3 - "$build/_ktune" <<'PY'
 import json, os, sys

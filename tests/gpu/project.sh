@@ -5,7 +5,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 # Exit 77 (CTest: skipped, with the reason) when no GPU is visible.
 require_gpu() {
   local gpu
-  gpu=$("$tool" gpu)
+  gpu=$("$tool" gpu --json)
   if grep -q '"gpu": null' <<<"$gpu"; then
     echo "SKIPPED: no GPU: $(sed -n 's/.*"why": "\(.*\)".*/\1/p' <<<"$gpu")"
     exit 77

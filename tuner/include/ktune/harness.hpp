@@ -158,6 +158,19 @@ class Harness {
     });
   }
   void launch(LaunchTemplate t) { launch_ = std::move(t); }
+  // Copies `b`'s values into the kernel's __constant__ (or __device__) variable `symbol`
+  // in every config's module after loading it, before it runs (Kernel Tuner's cmem_args).
+  // The variable must be at least as large as `b`.
+  template <typename T>
+  void constant(const std::string& symbol, Buffer<T> b) {
+    if (b.index < 0) throw Error("Harness::constant: give a buffer made by input<T>() or output<T>()");
+    constants_.push_back({symbol, b.index});
+  }
+  struct ConstantCopy {
+    std::string symbol;
+    int slot = -1;  // the buffer whose host values are copied
+  };
+  const std::vector<ConstantCopy>& constants() const { return constants_; }
 
   const std::vector<Slot>& slots() const { return slots_; }
   std::vector<Slot>& slots() { return slots_; }
@@ -177,6 +190,7 @@ class Harness {
   std::map<std::string, int64_t> key_;
   std::vector<Slot> slots_;
   LaunchTemplate launch_;
+  std::vector<ConstantCopy> constants_;
 };
 
 // Calls body(begin, end) on disjoint ranges covering [0, n), on all cores: host references

@@ -62,6 +62,14 @@ class KernelArgs {
     return *this;
   }
 
+  // One more argument, for argument lists known only at run time (a T1 spec's).
+  template <typename V>
+  void push(const V& v) {
+    if (count_ == kMaxArgs)
+      throw Error("more than " + std::to_string(kMaxArgs) + " kernel arguments; ktune::KernelArgs holds at most that");
+    append(as_kernel_arg(v));
+  }
+
   std::size_t count() const { return count_; }
   void** pointers() {
     for (std::size_t k = 0; k < count_; ++k) pointers_[k] = storage_ + offsets_[k];

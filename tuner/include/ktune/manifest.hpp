@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
@@ -24,6 +25,9 @@ struct CompileSettings {
 struct ManifestConfig {
   std::string id;
   std::vector<int64_t> values;  // declaration order
+  // Macros besides the parameters, -D<name>=<value> on its compile command: a T1 kernel's
+  // Kernel Tuner macros (block_size_x, grid_size_x, kernel_tuner). Usually empty.
+  std::vector<std::pair<std::string, int64_t>> defines;
 
   std::string cubin() const { return "cubins/" + id + ".cubin"; }
   std::string log() const { return "logs/" + id + ".log"; }

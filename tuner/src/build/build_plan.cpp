@@ -173,6 +173,7 @@ std::vector<std::string> config_flags(const Manifest& m, const ManifestConfig& c
   std::vector<std::string> out;
   for (std::size_t k = 0; k < params.size(); ++k)
     out.push_back("-D" + params[k].name + "=" + std::to_string(c.values[k]));
+  for (const auto& [name, value] : c.defines) out.push_back("-D" + name + "=" + std::to_string(value));
   for (const auto& flag : hint_flags(params, c.values)) out.push_back(flag);
   return out;
 }

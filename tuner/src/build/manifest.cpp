@@ -116,12 +116,18 @@ json Manifest::to_json() const {
   doc["default_id"] = default_id;
   doc["product"] = product;
   json configs = json::array();
-  for (const auto& c : this->configs)
+  for (const auto& c : this->configs) {
     configs.push_back({{"id", c.id},
                        {"values", values_object(spec.parameters, c.values)},
                        {"cubin", c.cubin()},
                        {"log", c.log()},
                        {"record", c.record()}});
+    if (!c.defines.empty()) {
+      json defines = json::object();
+      for (const auto& [name, value] : c.defines) defines[name] = value;
+      configs.back()["defines"] = defines;
+    }
+  }
   doc["configs"] = configs;
   json keys_json = json::array();
   for (const auto& key : keys) {
@@ -218,6 +224,16 @@ Manifest Manifest::from_json(const json& doc, const std::string& origin) {
       if (!values.is_object() || !values.contains(p.name))
         throw Error(origin + ": " + where + " lacks an integer for " + p.name);
       config.values.push_back(integer(values[p.name], origin, where + ".values." + p.name));
+    }
+    if (c.contains("defines")) {
+      const json& defines = c["defines"];
+      if (!defines.is_object()) wrong_type(defines, origin, where + ".defines", "an object");
+      for (const auto& [name, value] : defines.items()) {
+        if (!is_name(name) || names.count(name))
+          throw Error(origin + ": " + where + ".defines: " + shown(name) +
+                      " is not a C identifier or is a parameter; reconfigure the build to regenerate the manifest");
+        config.defines.emplace_back(name, integer(value, origin, where + ".defines." + name));
+      }
     }
     m.configs.push_back(std::move(config));
   }

@@ -17,5 +17,6 @@ void add_export_command(CLI::App& app);
 void add_import_command(CLI::App& app);
 void add_show_command(CLI::App& app);
 void add_report_command(CLI::App& app);
+void add_tune_command(CLI::App& app);
 
 }  // namespace ktune::cli

@@ -1,4 +1,4 @@
-// `ktune export (--db FILE [--key K] | --cache FILE) --format kt-cache|t4 --out FILE`:
+// `ktune export (--db FILE [--key K] | --cache FILE) --format kt-cache|t4 --out FILE [--json]`:
 // writes one key's measurements (of a ktune DB, under the fingerprint with the most of
 // them) or a Kernel Tuner cache's recording as a Kernel Tuner cache file or as T4 results
 // (ktune/interop.hpp, docs/search.md "Export and import").
@@ -25,6 +25,7 @@ struct ExportOptions {
   std::string format;
   std::string out;
   std::string timestamp;
+  bool json = false;
 };
 
 void run_export(const ExportOptions& o) {
@@ -44,6 +45,18 @@ void run_export(const ExportOptions& o) {
   write_file_atomic(o.out, doc.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   std::size_t timed = 0;
   for (const InteropEntry& e : data.entries) timed += e.measurement.status == Status::Ok;
+  if (o.json) {
+    nlohmann::ordered_json summary = {{"file", o.out},
+                                      {"format", o.format},
+                                      {"kernel", data.kernel},
+                                      {"device", data.device},
+                                      {"key", data.key},
+                                      {"configs", data.entries.size()},
+                                      {"timed_configs", timed},
+                                      {"failed", data.entries.size() - timed}};
+    std::cout << summary.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    return;
+  }
   std::cout << "wrote " << data.entries.size() << " configs (" << timed << " timed)"
             << (data.kernel.empty() ? "" : " of " + data.kernel)
             << (data.device.empty() ? "" : " on " + data.device)
@@ -66,6 +79,7 @@ void add_export_command(CLI::App& app) {
   sub->add_option("--out", o->out, "the file to write (JSON)")->required();
   sub->add_option("--timestamp", o->timestamp,
                   "the timestamp written on every entry (default: now, UTC)");
+  sub->add_flag("--json", o->json, "print the summary as JSON");
   sub->callback([o] { run_export(*o); });
 }
 

@@ -1,6 +1,6 @@
-// `ktune gpu [--out FILE]`: the visible GPU's identity (name, compute capability, SMs,
-// driver), or why there is none. With --out the file is rewritten only when it changes:
-// the build runs this every time, and the tune steps depend on the file.
+// `ktune gpu [--json] [--out FILE]`: the visible GPU's identity (name, compute capability,
+// SMs, driver), or why there is none. With --out the JSON is written to the file, and only
+// when it changes: the build runs this every time, and the tune steps depend on the file.
 #include <iostream>
 
 #include <nlohmann/json.hpp>
@@ -15,7 +15,19 @@ namespace {
 
 struct GpuOptions {
   std::string out;
+  bool json = false;
 };
+
+void print_text(const nlohmann::json& doc) {
+  if (doc["gpu"].is_null()) {
+    std::cout << "no GPU: " << doc["why"].get<std::string>() << "\n";
+    return;
+  }
+  const GpuIdentity g = GpuIdentity::from_json(doc["gpu"]);
+  std::cout << g.name << ": sm_" << g.cc_major << g.cc_minor << ", " << g.sm_count << " SMs, "
+            << g.l2_bytes / (1024 * 1024) << " MiB L2, driver " << g.driver_version << " ("
+            << doc["count"].get<int>() << " GPU(s) visible; this is GPU 0)\n";
+}
 
 void run(const GpuOptions& o) {
   nlohmann::json doc;
@@ -30,11 +42,11 @@ void run(const GpuOptions& o) {
   } else {
     doc = {{"gpu", nullptr}, {"why", why}};
   }
-  if (o.out.empty()) {
-    std::cout << doc.dump(2) << "\n";
-    return;
-  }
-  write_file_if_changed(o.out, doc.dump(2) + "\n");
+  // GPU names come from the driver; dump() would throw on bytes that are not UTF-8.
+  const std::string text = doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  if (!o.out.empty()) write_file_if_changed(o.out, text);
+  if (o.json) std::cout << text;
+  else if (o.out.empty()) print_text(doc);
 }
 
 }  // namespace
@@ -42,7 +54,8 @@ void run(const GpuOptions& o) {
 void add_gpu_command(CLI::App& app) {
   auto o = std::make_shared<GpuOptions>();
   CLI::App* sub = app.add_subcommand("gpu", "Print the visible GPU's identity, or why there is none");
-  sub->add_option("--out", o->out, "write it to this file, only when it changed");
+  sub->add_flag("--json", o->json, "print it as JSON: {\"gpu\": {name, cc_major, ...} or null, ...}");
+  sub->add_option("--out", o->out, "write the JSON to this file, only when it changed");
   sub->callback([o] { run(*o); });
 }
 

@@ -1,4 +1,4 @@
-// `ktune report DB... [--manifest M] [--out DIR]`: a tuning report to look at. DIR gets
+// `ktune report DB... [--manifest M] [--out DIR] [--json]`: a tuning report to look at. DIR gets
 // report.md (per GPU and key: what was measured, the winner, its speedup over the DEFAULT;
 // which parameter values the fast configs have) and PNG plots drawn by gnuplot: best so far
 // against evaluations and against tuning time, the time of every config per value of each
@@ -40,6 +40,7 @@ struct ReportOptions {
   std::string manifest;
   std::string out = "ktune-report";
   std::string gnuplot = "gnuplot";
+  bool json = false;
 };
 
 struct Entry {
@@ -304,12 +305,17 @@ void run(const ReportOptions& o) {
 
   // Draw: gnuplot runs in DIR so that the scripts' relative paths hold.
   std::string missing;
+  json not_drawn = json::array();
   std::size_t drawn = 0;
   for (const auto& name : plots) {
     const std::string command = "cd " + shell_quote(out.string()) + " && " + shell_quote(o.gnuplot) + " " +
                                 shell_quote("plots/" + name + ".gp") + " 2>>" + shell_quote("plots/gnuplot.log");
-    if (std::system(command.c_str()) == 0 && fs::exists(out / (name + ".png"))) ++drawn;
-    else missing += " " + name;
+    if (std::system(command.c_str()) == 0 && fs::exists(out / (name + ".png"))) {
+      ++drawn;
+    } else {
+      missing += " " + name;
+      not_drawn.push_back(name);
+    }
   }
   md << "\n## Plots\n\n";
   for (const auto& name : plots)
@@ -317,6 +323,12 @@ void run(const ReportOptions& o) {
   if (!missing.empty())
     md << "Not drawn (gnuplot missing or failed, see plots/gnuplot.log; `apt-get install gnuplot-nox`):" << missing << "\n";
   write(out / "report.md", md.str());
+  if (o.json) {
+    std::cout << json{{"report", (out / "report.md").string()}, {"plots", plots}, {"drawn", drawn},
+                      {"not_drawn", not_drawn}}.dump(2, ' ', false, json::error_handler_t::replace)
+              << "\n";
+    return;
+  }
   std::cout << "ktune report: " << (out / "report.md").string() << ", " << drawn << " of " << plots.size()
             << " plots drawn" << (missing.empty() ? "" : " (not drawn:" + missing + "; see plots/gnuplot.log)") << "\n";
 }
@@ -331,6 +343,7 @@ void add_report_command(CLI::App& app) {
       ->check(CLI::ExistingFile);
   sub->add_option("--out", o->out, "directory for report.md, the PNGs, their data and scripts")->capture_default_str();
   sub->add_option("--gnuplot", o->gnuplot, "the gnuplot program")->capture_default_str();
+  sub->add_flag("--json", o->json, "print what was written as JSON");
   sub->callback([o] { run(*o); });
 }
 

@@ -144,7 +144,7 @@ void add_show_command(CLI::App& app) {
   sub->add_option("--key", o->key, "only this key, e.g. \"M=4096 N=4096 K=4096\"");
   sub->add_option("--gpu", o->gpu, "only fingerprints of this GPU model, e.g. \"NVIDIA H200\"");
   sub->add_option("--top", o->top, "fastest ok configs to list per key")->capture_default_str();
-  sub->add_flag("--json", o->json, "print JSON instead of text");
+  sub->add_flag("--json", o->json, "print what the DBs hold as JSON");
   sub->callback([o] { run(*o); });
 }
 

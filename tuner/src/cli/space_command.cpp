@@ -91,7 +91,7 @@ void add_space_command(CLI::App& app) {
   sub->add_option("file", options->file, "T1 spec (.json) or ktune manifest")
       ->required()
       ->check(CLI::ExistingFile);
-  sub->add_flag("--json", options->json, "print {\"product\": P, \"valid\": V, ...}");
+  sub->add_flag("--json", options->json, "print the summary as JSON: {\"product\": P, \"valid\": V, ...}");
   sub->callback([options] { run(*options); });
 }
 

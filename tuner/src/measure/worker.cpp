@@ -111,7 +111,10 @@ class Worker {
     // The L2 is flushed before each timed launch by writing a buffer twice its size.
     flush_bytes_ = std::max<uint64_t>(2 * gpu.l2_bytes, 8u << 20);
     d_.check(d_.cuMemAlloc(&flush_, flush_bytes_), "allocating the L2 flush buffer");
-    channel_.reply({{"ready", true}, {"gpu", gpu.to_json()}});
+    // How many GPUs this process sees: the tuner starts one worker per GPU from it.
+    int visible = 1;
+    d_.check(d_.cuDeviceGetCount(&visible), "counting GPUs");
+    channel_.reply({{"ready", true}, {"gpu", gpu.to_json()}, {"visible_gpus", visible}});
 
     while (auto request = channel_.next_request()) {
       json reply;
@@ -259,6 +262,24 @@ class Worker {
     m.resources.static_shared_bytes = fattr(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES);
     m.resources.local_bytes = fattr(CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES);
     m.resources.max_threads_per_block = fattr(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+
+    // Arguments in constant memory (Harness::constant): this module's copy of each variable.
+    for (const auto& copy : harness_->constants()) {
+      const auto& s = harness_->slots().at(copy.slot);
+      CUdeviceptr symbol = 0;
+      std::size_t bytes = 0;
+      r = d_.cuModuleGetGlobal(&symbol, &bytes, module, copy.symbol.c_str());
+      if (r != CUDA_SUCCESS)
+        return finish(Status::LaunchFailed, "no __constant__ variable '" + copy.symbol + "' in the cubin (" +
+                                                d_.describe(r) + "); declare it at file scope in the kernel source");
+      if (bytes < s.bytes)
+        return finish(Status::LaunchFailed, "__constant__ variable '" + copy.symbol + "' has " + std::to_string(bytes) +
+                                                " bytes; its argument has " + std::to_string(s.bytes));
+      d_.check(d_.cuMemcpyHtoD(symbol, s.host.data(), s.bytes), "copying to __constant__ " + copy.symbol);
+    }
+    // A copy from pageable memory may still be in flight when the call returns, and the
+    // stream the kernel runs on does not wait for it.
+    if (!harness_->constants().empty()) d_.check(d_.cuCtxSynchronize(), "copying to __constant__ memory");
 
     // The user's launch template: an exception here (a misspelt parameter) is fatal.
     Launch l = harness_->launch_template()(config);

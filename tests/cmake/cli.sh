@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# The `ktune` tool's contract (docs/cli.md): exit code 0 for success and --help, 1 for bad
+# input or failed work with one message naming the file, 2 for a bad command line; with
+# --json, stdout is one JSON document, and without it human text. Every subcommand that
+# prints a summary is run with --json on small inputs: a planned manifest and the sgemm
+# DB shipped in generated/ (exported as T4, imported, merged, replayed, reported).
+# usage: cli.sh <ktune source> <ktune tool> <work dir>
+set -euo pipefail
+root=$1 tool=$2 work=$3
+fail() { echo "FAIL: $*"; exit 1; }
+rm -rf "$work" && mkdir -p "$work"
+
+# expect_exit CODE ARGS...: runs the tool, output in $work/out.txt and $work/err.txt.
+expect_exit() {
+  local want=$1 got=0
+  shift
+  "$tool" "$@" >"$work/out.txt" 2>"$work/err.txt" || got=$?
+  [[ $got == "$want" ]] || { cat "$work/out.txt" "$work/err.txt"; fail "ktune $*: exit $got, expected $want"; }
+}
+expect_exit 0 --help
+for sub in $("$tool" --help | sed -n '/^Subcommands:/,$p' | awk 'NR > 1 && NF {print $1}'); do
+  expect_exit 0 "$sub" --help
+  grep -q "^Usage: .*ktune $sub" "$work/out.txt" || fail "ktune $sub --help: no usage line"
+done
+expect_exit 2
+expect_exit 2 no-such-subcommand
+expect_exit 2 space
+expect_exit 2 space --no-such-option "$root/README.md"
+expect_exit 2 space "$work/missing.json"
+expect_exit 1 space "$root/README.md"
+grep -q "README.md" "$work/err.txt" || fail "the error does not name the file"
+[[ $(wc -l <"$work/err.txt") == 1 ]] || { cat "$work/err.txt"; fail "more than one line for one bad file"; }
+echo "ok: exit codes 0 (help), 1 (bad input, one line naming the file), 2 (bad command line)"
+
+# json NAME ARGS...: runs the tool with --json; stdout must be one JSON document, kept in $work/NAME.json.
+json() {
+  local name=$1
+  shift
+  "$tool" "$@" --json >"$work/$name.json" 2>"$work/$name.err" || { cat "$work/$name.err"; fail "ktune $* --json failed"; }
+  python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$work/$name.json" ||
+    { head -c 600 "$work/$name.json"; fail "ktune $* --json: stdout is not one JSON document"; }
+}
+field() {  # field NAME EXPR: a Python expression over the parsed document `d`
+  python3 -c "import json, sys; d = json.load(open(sys.argv[1])); print(($2))" "$work/$1.json"
+}
+not_json() {  # the same command without --json prints text
+  "$tool" "$@" >"$work/text.txt" 2>/dev/null || fail "ktune $*"
+  ! python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$work/text.txt" 2>/dev/null ||
+    fail "ktune $* without --json printed JSON"
+}
+
+# A manifest of a small space, as ktune_add_kernel() would plan it (nothing compiled).
+echo 'extern "C" __global__ void k() {}' >"$work/k.cu"
+"$tool" plan --kernel k --source "$work/k.cu" --out-dir "$work/k" --param "A=1,2,4" --param "B=1..3" \
+  --where "A * B <= 6" --nvcc=nvcc --arch=90 >/dev/null || fail "ktune plan"
+json space space "$work/k/manifest.json"
+[[ $(field space 'd["product"], d["valid"], d["kind"]') == "(9, 7, 'manifest')" ]] || fail "space --json: $(field space d)"
+not_json space "$work/k/manifest.json"
+json cubins cubins "$work/k/manifest.json"
+[[ $(field cubins 'd["configs"], d["not_built"], d["compiled"]') == "(7, 7, 0)" ]] || fail "cubins --json: $(field cubins d)"
+not_json cubins "$work/k/manifest.json"
+json gpu gpu
+[[ $(field gpu '"gpu" in d and (d["gpu"] is None) == ("why" in d)') == True ]] || fail "gpu --json: $(field gpu d)"
+not_json gpu
+echo "ok: space, cubins and gpu print JSON with --json and text without"
+
+db=$root/generated/sgemm/NVIDIA_H200.json
+key=K=1024,M=1024,N=1024
+json show show "$db" --key "$key"
+json export export --db "$db" --key "$key" --format t4 --out "$work/sgemm.t4.json"
+configs=$(field export 'd["configs"]')
+[[ $configs -gt 0 && $(field export 'd["format"], d["kernel"], d["key"]') == "('t4', 'sgemm', '$key')" ]] ||
+  fail "export --json: $(field export d)"
+not_json export --db "$db" --key "$key" --format kt-cache --out "$work/sgemm.kt.json"
+json import import --t4 "$work/sgemm.t4.json" --into "$work/imported" --kernel sgemm --gpu "NVIDIA H200" --key "$key"
+[[ $(field import 'd["configs"]') == "$configs" ]] || fail "import --json: $(field import d)"
+json merge merge --into "$work/merged" "$work/imported"
+[[ $(field merge 'len(d["files"]) if "files" in d else d') == 1 ]] || fail "merge --json: $(field merge d)"
+json simulate simulate --db "$work/merged/NVIDIA_H200.json" --strategy random --budget 10 --seed 1
+[[ $(field simulate 'd["evaluations"], d["configs"]') == "(10, $configs)" ]] || fail "simulate --json: $(field simulate d)"
+not_json simulate --db "$work/merged/NVIDIA_H200.json" --strategy random --budget 10 --seed 1
+json report report "$work/merged" --out "$work/report" --gnuplot false
+[[ $(field report 'd["drawn"] == 0 and len(d["not_drawn"]) == len(d["plots"]) > 0') == True ]] ||
+  fail "report --json: $(field report d)"
+[[ -s $work/report/report.md ]] || fail "report: no report.md"
+echo "ok: show, export, import, merge, simulate and report print JSON with --json"
+echo PASS

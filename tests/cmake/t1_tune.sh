@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# `ktune tune --t1` without a GPU (CUDA_VISIBLE_DEVICES= hides any there is): the spec is
+# checked, every config compiled in parallel by Ninja with Kernel Tuner's macros (12 tiny
+# configs of tests/gpu/t1_tune/scaled_sum.T1.json), then "no GPU visible" and exit code 1;
+# --compile-only exits 0 and compiles nothing again; --json prints one JSON object on
+# stdout; bad input is exit 1 naming the file, the field and the fix (a Default config
+# that does not compile included); a bad command line is exit 2.
+# usage: t1_tune.sh <ktune source> <ktune tool> <work dir>
+set -euo pipefail
+root=$1 tool=$2 work=$3
+fail() { echo "FAIL: $*"; exit 1; }
+rm -rf "$work" && mkdir -p "$work"
+export CUDA_VISIBLE_DEVICES=""
+spec=$root/tests/gpu/t1_tune/scaled_sum.T1.json
+out=$work/out
+
+# expect <exit code> <log file> <ktune arguments...>
+expect() {
+  local want=$1 log=$2 code=0
+  shift 2
+  "$tool" "$@" >"$log" 2>&1 || code=$?
+  [[ $code == "$want" ]] || { cat "$log"; fail "ktune $*: exit code $code, not $want"; }
+}
+# says <log file> <text the log must hold>
+says() { grep -qF -- "$2" "$1" || { cat "$1"; fail "$1 does not say: $2"; }; }
+
+# 1. Compile everything, then no GPU: exit 1.
+expect 1 "$work/run1.txt" tune --t1 "$spec" --out "$out" --arch 90 --jobs 2
+cat "$work/run1.txt"
+says "$work/run1.txt" "ktune: scaled_sum from $spec: 12 configs of 12 points; Default block_size_x=128 tile_size_x=1 bug=0; 1 problem size; cubins for sm_90 (--arch), 2 parallel nvcc jobs"
+says "$work/run1.txt" "ktune: scaled_sum: compiled 12 configs in "
+says "$work/run1.txt" "s: 12 ok, 0 failed to compile"
+says "$work/run1.txt" "ktune: error: scaled_sum: no GPU visible ("
+says "$work/run1.txt" "): the cubins are compiled in $out/kernel, nothing was measured and no DB or T4 file written"
+[[ ! -e $out/db ]] || fail "a DB directory without a GPU"
+python3 - "$out/kernel" <<'PY'
+import json, os, sys
+kdir = sys.argv[1]
+m = json.load(open(os.path.join(kdir, "manifest.json")))
+assert m["kernel"] == "scaled_sum" and m["entry"] == "scaled_sum" and m["build"] == "on-demand", m
+assert len(m["configs"]) == 12
+for c in m["configs"]:
+    # Kernel Tuner's macros besides the parameters: block_size_y/z (no parameter: 1) and kernel_tuner.
+    assert c["defines"] == {"block_size_y": 1, "block_size_z": 1, "kernel_tuner": 1}, c
+    record = json.load(open(os.path.join(kdir, c["record"])))
+    assert record["status"] == "ok", record
+    assert os.path.getsize(os.path.join(kdir, c["cubin"])) > 0
+ninja = open(os.path.join(kdir, "on_demand.ninja")).read()
+assert ninja.count("-Dkernel_tuner=1") == 12 and ninja.count("-Dbug=1") == 6, "macros missing from the commands"
+wrapper = open(os.path.join(kdir, "scaled_sum.t1.cu")).read()
+assert 'extern "C" {\n#include "scaled_sum.cu"\n}' in wrapper, wrapper
+print("ok: 12 cubins compiled with Kernel Tuner's macros, inside extern \"C\"")
+PY
+
+# 2. --compile-only --json: exit 0, one JSON object on stdout, nothing compiled again.
+before=$(stat -c %Y "$out"/kernel/cubins/*.cubin | sort | md5sum)
+code=0
+"$tool" tune --t1 "$spec" --out "$out" --arch 90 --jobs 2 --compile-only --json >"$work/run2.json" 2>"$work/run2.err" || code=$?
+[[ $code == 0 ]] || { cat "$work/run2.err"; fail "--compile-only exited with $code"; }
+[[ $(stat -c %Y "$out"/kernel/cubins/*.cubin | sort | md5sum) == "$before" ]] || fail "a second run compiled again"
+python3 - "$work/run2.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["kernel"] == "scaled_sum" and r["configs"] == 12 and r["tuned"] is False, r
+assert r["compile"]["asked"] == 12 and r["compile"]["ok"] == 12 and r["compile"]["failed"] == 0, r
+assert r["keys"] == ["X=100003"] and r["strategy"] == "exhaustive" and r["arch"] == "90", r
+print("ok: --compile-only --json")
+PY
+
+# 3. --json without a GPU: the JSON still comes (tuned false, why), then exit 1.
+code=0
+"$tool" tune --t1 "$spec" --out "$out" --arch 90 --jobs 2 --json >"$work/run3.json" 2>"$work/run3.err" || code=$?
+[[ $code == 1 ]] || fail "--json without a GPU exited with $code"
+says "$work/run3.err" "no GPU visible"
+python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); assert r["tuned"] is False and r["why"], r' "$work/run3.json"
+
+# 4. A budget compiles only the Default first (the tuner compiles what its strategy proposes).
+expect 1 "$work/run4.txt" tune --t1 "$spec" --out "$work/budget" --arch 90 --strategy random --budget 4
+says "$work/run4.txt" "compiled 1 config in "
+says "$work/run4.txt" "the tuner compiles the configs its strategy proposes"
+[[ $(ls "$work/budget/kernel/records" | wc -l) == 1 ]] || fail "a budget compiled more than the Default"
+
+# 5. Bad input: exit 1, naming the file, the field and the fix.
+python3 - "$spec" "$work" <<'PY'
+import json, shutil, sys, os
+spec, work = sys.argv[1], sys.argv[2]
+doc = json.load(open(spec))
+kernel = os.path.join(os.path.dirname(spec), doc["KernelSpecification"]["KernelFile"])
+def write(name, change, kernel_text=None):
+    d = json.loads(json.dumps(doc))
+    change(d)
+    os.makedirs(os.path.join(work, name), exist_ok=True)
+    if kernel_text is None:
+        shutil.copy(kernel, os.path.join(work, name, "scaled_sum.cu"))
+    else:
+        open(os.path.join(work, name, "scaled_sum.cu"), "w").write(kernel_text)
+    json.dump(d, open(os.path.join(work, name, "spec.T1.json"), "w"), indent=1)
+write("generator", lambda d: d["KernelSpecification"]["Arguments"][1].update(FillType="Generator"))
+write("opencl", lambda d: d["KernelSpecification"].update(Language="OpenCL"))
+write("nofile", lambda d: d["KernelSpecification"].update(KernelFile="elsewhere.cu"))
+def broken_default(d):
+    d["ConfigurationSpace"]["TuningParameters"][2]["Default"] = 1
+write("broken", broken_default, open(kernel).read().replace("#if bug", "#if bug\n#error deliberately broken\n#endif\n#if bug"))
+PY
+expect 1 "$work/bad1.txt" tune --t1 "$work/generator/spec.T1.json" --out "$work/bad" --arch 90
+says "$work/bad1.txt" "ktune: error: $work/generator/spec.T1.json: KernelSpecification.Arguments[1] (x).FillType \"Generator\" is not supported; use \"Constant\""
+expect 1 "$work/bad2.txt" tune --t1 "$work/opencl/spec.T1.json" --out "$work/bad" --arch 90
+says "$work/bad2.txt" "KernelSpecification.Language \"OpenCL\" is not supported; ktune compiles CUDA with nvcc"
+expect 1 "$work/bad3.txt" tune --t1 "$work/nofile/spec.T1.json" --out "$work/bad" --arch 90
+says "$work/bad3.txt" "KernelSpecification.KernelFile \"elsewhere.cu\" not found"
+says "$work/bad3.txt" "pass --source KERNEL.cu"
+expect 1 "$work/bad4.txt" tune --t1 "$work/broken/spec.T1.json" --out "$work/broken/out" --arch 90 --budget 2
+says "$work/bad4.txt" "ktune: error: scaled_sum: the Default config (block_size_x=128 tile_size_x=1 bug=1) did not compile: "
+says "$work/bad4.txt" "deliberately broken"
+says "$work/bad4.txt" "log: $work/broken/out/kernel/logs/"
+# --source replaces KernelFile.
+expect 1 "$work/source.txt" tune --t1 "$work/nofile/spec.T1.json" --source "$work/nofile/scaled_sum.cu" --out "$work/source" --arch 90 --budget 1
+says "$work/source.txt" "compiled 1 config in "
+
+# 6. A bad command line: exit 2; --help: exit 0, with the exit codes.
+expect 2 "$work/cl1.txt" tune --out "$work/x"
+says "$work/cl1.txt" "--t1 is required"
+expect 2 "$work/cl2.txt" tune --t1 "$work/missing.json"
+expect 2 "$work/cl3.txt" tune --t1 "$spec" --problem-size 4096x4096
+says "$work/cl3.txt" "is not a positive integer"
+expect 2 "$work/cl4.txt" tune --t1 "$spec" --strategy fastest
+says "$work/cl4.txt" "--strategy: \"fastest\" is not one of exhaustive"
+expect 2 "$work/cl5.txt" tune --t1 "$spec" --budget 0
+expect 0 "$work/help.txt" tune --help
+says "$work/help.txt" "Exit codes: 0 tuned"
+echo PASS

@@ -1,0 +1,391 @@
+// `ktune tune --t1 SPEC.json [--source KERNEL.cu] [--strategy S --budget N] ...`: tunes a
+// Kernel Tuner-style kernel from its T1 spec with no C++ to write (docs/t1.md). The spec
+// is checked whole (plan_t1), the configs are compiled in parallel by Ninja (all of them,
+// or with a budget only what the strategy proposes), then ktune-t1-tuner measures them on
+// the GPU with the generic harness, every config checked against the Default config's
+// outputs, and the DB and a T4 file per problem size are written under --out.
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iomanip>
+#include <iostream>
+#include <optional>
+#include <sstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.hpp"
+#include "ktune/compile_record.hpp"
+#include "ktune/db.hpp"
+#include "ktune/driver.hpp"
+#include "ktune/fingerprint.hpp"
+#include "ktune/interop.hpp"
+#include "ktune/on_demand_build.hpp"
+#include "ktune/strategy.hpp"
+#include "ktune/t1_plan.hpp"
+
+extern char** environ;
+
+namespace ktune::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+struct TuneT1Options {
+  std::string t1;
+  std::string source;
+  std::string out;
+  std::vector<std::string> problem_sizes;
+  std::string strategy;
+  std::string budget;
+  std::optional<double> seconds;
+  uint64_t seed = 0;
+  std::string arch, nvcc, ninja, tuner;
+  std::vector<std::string> flags;
+  unsigned jobs = 0;
+  std::optional<double> atol, rtol;
+  std::string save_arguments;
+  uint64_t max_configs = 10000;
+  bool retune = false, compile_only = false, json = false;
+};
+
+// Helpers of `ktune tune`, in their own namespace: unity builds merge this file with others.
+namespace tune_cli {
+
+std::string on_path(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path ? path : "");
+  for (std::string dir; std::getline(dirs, dir, ':');) {
+    const fs::path p = fs::path(dir.empty() ? "." : dir) / name;
+    if (::access(p.c_str(), X_OK) == 0) return p.string();
+  }
+  return "";
+}
+
+std::string find_nvcc(const std::string& given) {
+  if (!given.empty()) {
+    if (::access(given.c_str(), X_OK) != 0) throw Error("--nvcc " + given + ": not an executable; give nvcc's path");
+    return given;
+  }
+  for (const char* var : {"KTUNE_NVCC", "CUDA_PATH", "CUDA_HOME"})
+    if (const char* v = std::getenv(var); v && *v) {
+      const fs::path p = std::string(var) == "KTUNE_NVCC" ? fs::path(v) : fs::path(v) / "bin" / "nvcc";
+      if (::access(p.c_str(), X_OK) == 0) return p.string();
+    }
+  if (::access("/usr/local/cuda/bin/nvcc", X_OK) == 0) return "/usr/local/cuda/bin/nvcc";
+  if (auto p = on_path("nvcc"); !p.empty()) return p;
+  throw Error("nvcc not found (looked at KTUNE_NVCC, CUDA_PATH, CUDA_HOME, /usr/local/cuda, PATH); install the CUDA "
+              "toolkit or pass --nvcc PATH");
+}
+
+std::string find_ninja(const std::string& given) {
+  if (!given.empty()) return given;
+  for (const char* name : {"ninja", "ninja-build"})
+    if (auto p = on_path(name); !p.empty()) return p;
+  throw Error("Ninja not found on PATH; it compiles the configs in parallel: install it (Debian: ninja-build) or "
+              "pass --ninja PATH");
+}
+
+fs::path self() { return fs::read_symlink("/proc/self/exe"); }
+
+std::string find_tuner(const std::string& given) {
+  std::string t = given;
+  if (t.empty())
+    if (const char* v = std::getenv("KTUNE_T1_TUNER"); v && *v) t = v;
+  if (t.empty()) t = (self().parent_path() / "ktune-t1-tuner").string();
+  if (::access(t.c_str(), X_OK) != 0)
+    throw Error("the T1 tuner program " + t + " is missing; build the target ktune-t1-tuner (it is installed beside "
+                "ktune), or pass --tuner PATH");
+  return t;
+}
+
+// "convolution.T1.json" -> "ktune-convolution".
+std::string default_out(const std::string& spec) {
+  std::string stem = fs::path(spec).filename().string();
+  for (const char* suffix : {".json", ".T1", ".t1"})
+    if (stem.size() > std::strlen(suffix) && stem.ends_with(suffix)) stem.resize(stem.size() - std::strlen(suffix));
+  return "ktune-" + stem;
+}
+
+// The tuner program, its stdout on ours (with --json on our stderr, so that stdout holds
+// only the JSON). Returns its exit code.
+int run_tuner(const std::vector<std::string>& args, bool json_mode) {
+  std::vector<char*> argv;
+  std::vector<std::string> copy = args;
+  for (auto& a : copy) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  if (json_mode) posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO);
+  std::cout.flush();
+  pid_t pid = 0;
+  const int err = ::posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (err != 0) throw Error("cannot run " + args[0] + ": " + std::strerror(err));
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) throw Error("waiting for " + args[0] + " failed: " + std::strerror(errno));
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+// The first line of a compile log that says "error", for the one-line message.
+std::string first_error(const fs::path& log) {
+  std::ifstream in(log);
+  for (std::string line; std::getline(in, line);)
+    if (line.find("error") != std::string::npos) return line.size() > 240 ? line.substr(0, 240) + "..." : line;
+  return "";
+}
+
+}  // namespace tune_cli
+
+void run(const TuneT1Options& o) {
+  using namespace tune_cli;
+  std::ostream& say = o.json ? std::cerr : std::cout;  // human lines; stdout is the JSON's with --json
+
+  T1PlanRequest r;
+  r.spec = o.t1;
+  r.source = o.source;
+  r.out = o.out.empty() ? default_out(o.t1) : o.out;
+  for (const auto& text : o.problem_sizes) r.problem_sizes.push_back(parse_problem_size(text, "--problem-size"));
+  r.compile.nvcc = find_nvcc(o.nvcc);
+  r.compile.flags = o.flags;
+  r.tool = self().string();
+  r.atol = o.atol;
+  r.rtol = o.rtol;
+  r.save_arguments = o.save_arguments;
+  r.max_configs = o.max_configs;
+  if (o.max_configs == 0) throw Error("--max-configs must be a positive integer");
+
+  std::string why_no_gpu;
+  const Driver* driver = Driver::get_with_gpu(&why_no_gpu);
+  std::optional<GpuIdentity> gpu;
+  if (driver) {
+    CUdevice device;
+    driver->check(driver->cuDeviceGet(&device, 0), "opening GPU 0");
+    gpu = query_gpu(*driver, device);
+  }
+  std::string arch_why = "--arch";
+  r.compile.arch = o.arch;
+  if (r.compile.arch.empty()) {
+    r.compile.arch = gpu ? std::to_string(gpu->cc_major) + std::to_string(gpu->cc_minor) : "90";
+    arch_why = gpu ? "the visible GPU, " + gpu->name : "no GPU visible: the default, Hopper";
+  }
+  if (r.compile.arch.find_first_not_of("0123456789abcdefghijklmnopqrstuvwxyz") != std::string::npos)
+    throw Error("--arch \"" + r.compile.arch + "\": give a compute capability as nvcc writes it, e.g. 90 or 90a");
+  const unsigned jobs = o.jobs ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
+
+  const T1Plan p = plan_t1(r);
+  const Manifest& m = p.manifest;
+
+  // Strategy and budget: the command line, else the spec's Search and Budget.
+  const std::string strategy = !o.strategy.empty() ? o.strategy : p.kernel.strategy.value_or("exhaustive");
+  {
+    const auto known = strategy_names();
+    if (std::find(known.begin(), known.end(), strategy) == known.end() && strategy != "default") {
+      std::string list;
+      for (const auto& n : known) list += (list.empty() ? "" : ", ") + n;
+      throw Error((o.strategy.empty() ? o.t1 + ": Search.Name" : std::string("--strategy")) + " \"" + strategy +
+                  "\" is not a ktune strategy (" + list + "; Kernel Tuner's brute_force, random_sample, "
+                  "genetic_algorithm, simulated_annealing, bayes_opt and mls map to them): pass --strategy NAME");
+    }
+  }
+  const std::string budget = !o.budget.empty() ? o.budget : p.kernel.budget.value_or("");
+  if (!budget.empty()) parse_budget(budget, m.configs.size(), o.budget.empty() ? o.t1 + ": Budget" : "--budget");
+  const std::optional<double> seconds = o.seconds ? o.seconds : p.kernel.budget_seconds;
+  if (seconds && !(*seconds > 0)) throw Error("--seconds must be positive");
+
+  std::string default_text;
+  for (const auto& [n, v] : m.spec.default_config) default_text += (default_text.empty() ? "" : " ") + n + "=" + std::to_string(v);
+  say << "ktune: " << m.kernel << " from " << o.t1 << ": " << m.configs.size() << " configs of " << m.product
+      << " points; Default " << default_text << (p.default_from_spec ? "" : " (no Default in the spec: the first valid config)")
+      << "; " << p.keys.size() << " problem size" << (p.keys.size() == 1 ? "" : "s") << "; cubins for sm_"
+      << m.compile.arch << " (" << arch_why << "), " << jobs << " parallel nvcc jobs\n";
+
+  // The tuner program, looked for before anything is compiled.
+  const std::string tuner = driver && !o.compile_only ? find_tuner(o.tuner) : "";
+
+  // Compile: everything for a search of the whole space, else the Default (the tuner asks
+  // Ninja for what the strategy proposes, a batch ahead of measuring).
+  const bool whole = (strategy == "exhaustive" && budget.empty() && !seconds) || o.compile_only;
+  std::vector<const ManifestConfig*> wanted;
+  for (const auto& c : m.configs)
+    if (whole || c.id == m.default_id) wanted.push_back(&c);
+  const OnDemandBuild build(p.kernel_dir, find_ninja(o.ninja), jobs);
+  const auto built = build.build(wanted);
+  if (built.exit_code != 0)
+    throw Error("Ninja exited with " + std::to_string(built.exit_code) + " compiling the configs; see " +
+                build.log().string());
+  std::size_t ok = 0, failed = 0;
+  std::string default_error;
+  bool default_failed = false;
+  for (const auto* c : wanted) {
+    bool compiled = false;
+    try {
+      compiled = CompileRecord::from_json(read_json_file(p.kernel_dir / c->record()), c->record()).status == "ok";
+    } catch (const Error&) {
+    }
+    compiled ? ++ok : ++failed;
+    if (!compiled && c->id == m.default_id) {
+      default_failed = true;
+      const std::string line = first_error(p.kernel_dir / c->log());
+      default_error = line.empty() ? "" : ": " + line;
+    }
+  }
+  say << "ktune: " << m.kernel << ": compiled " << wanted.size() << " config" << (wanted.size() == 1 ? "" : "s")
+      << " in " << std::fixed << std::setprecision(1) << built.seconds << " s: " << ok << " ok, " << failed
+      << " failed to compile" << (failed ? " (logs: " + (p.kernel_dir / "logs").string() + ")" : "")
+      << (whole ? "" : "; the tuner compiles the configs its strategy proposes") << "\n";
+  for (const auto& c : m.configs)
+    if (c.id == m.default_id && default_failed)
+      throw Error(m.kernel + ": the Default config (" + default_text + ") did not compile" + default_error +
+                  "; every config is checked against its outputs, so fix the kernel or the Default values; log: " +
+                  (p.kernel_dir / c.log()).string());
+
+  json out = {{"kernel", m.kernel}, {"spec", o.t1}, {"source", p.source}, {"out", fs::absolute(r.out).string()},
+              {"manifest", p.manifest_path.string()}, {"arch", m.compile.arch}, {"configs", m.configs.size()},
+              {"product", m.product}, {"default_id", m.default_id}, {"strategy", strategy},
+              {"compile", {{"asked", wanted.size()}, {"ok", ok}, {"failed", failed}, {"seconds", built.seconds}}},
+              {"keys", json::array()}, {"tuned", false}};
+  for (const auto& key : p.keys) out["keys"].push_back(key_id(key));
+  if (!budget.empty()) out["budget"] = budget;
+  if (o.compile_only) {
+    if (o.json) std::cout << out.dump(2) << "\n";
+    return;
+  }
+  if (!driver) {
+    out["why"] = why_no_gpu;
+    if (o.json) std::cout << out.dump(2) << "\n";
+    throw Error(m.kernel + ": no GPU visible (" + why_no_gpu + "): the cubins are compiled in " +
+                p.kernel_dir.string() + ", nothing was measured and no DB or T4 file written; run it where a GPU "
+                "is visible, or pass --compile-only to only compile");
+  }
+
+  // Tune: ktune-t1-tuner, whose workers run the generic harness (KTUNE_T1_RUN).
+  const fs::path out_dir = fs::absolute(r.out);
+  const fs::path summary = out_dir / "tune.json", worker_log = out_dir / "worker.log";
+  fs::remove(summary);
+  std::vector<std::string> args = {tuner, "--manifest", p.manifest_path.string(), "--db-dir",
+                                   p.db_dir.string(), "--strategy", strategy, "--seed", std::to_string(o.seed),
+                                   "--summary-out", summary.string(), "--worker-log", worker_log.string(),
+                                   "--ninja", find_ninja(o.ninja), "--compile-jobs", std::to_string(jobs),
+                                   "--require-gpu"};
+  if (!budget.empty()) args.insert(args.end(), {"--budget", budget});
+  if (seconds) args.insert(args.end(), {"--seconds", std::to_string(*seconds)});
+  if (o.retune) args.push_back("--retune");
+  for (const auto& key : p.keys) {
+    std::string text;
+    for (const auto& [d, v] : key) text += (text.empty() ? "" : " ") + d + "=" + std::to_string(v);
+    args.insert(args.end(), {"--key", text});
+  }
+  ::setenv(kT1RunVariable, p.run_file.c_str(), 1);
+  const int code = run_tuner(args, o.json);
+  if (code != 0 || !fs::exists(summary))
+    throw Error(m.kernel + ": the tuner " + args[0] + " exited with " + std::to_string(code) +
+                "; its messages are above, the measuring workers' in " + worker_log.string());
+  const json tuned = read_json_file(summary);
+  if (!tuned.value("tuned", false)) throw Error(m.kernel + ": the tuner did not tune: " + tuned.dump());
+
+  // The T4 files: each problem size's results under this run's fingerprint (one table per
+  // GPU model when the visible GPUs differ).
+  out["tuned"] = true;
+  out["summary"] = tuned;
+  out["t4"] = json::array();
+  const json tables = tuned.contains("tables") ? tuned["tables"] : json::array({tuned});
+  for (const json& table : tables) {
+    const std::string db_path = table.at("db").get<std::string>();
+    if (!out.contains("db")) out["db"] = db_path;
+    json doc = Db::load_document(db_path).document;
+    const std::string digest = table.at("fingerprint").get<std::string>();
+    if (doc.contains("fingerprints") && doc["fingerprints"].is_object())
+      for (auto it = doc["fingerprints"].begin(); it != doc["fingerprints"].end();)
+        it = it.key() == digest ? std::next(it) : doc["fingerprints"].erase(it);
+    const std::string gpu = tables.size() == 1 ? "" : "." + fs::path(db_path).stem().string();
+    for (const auto& key : p.keys) {
+      const InteropData data = interop_from_db(doc, key_id(key), db_path);
+      const fs::path file = out_dir / (m.kernel + "." + t1_size_text(key) + gpu + ".T4.json");
+      write_file_atomic(file, to_t4_results(data).dump(1, ' ', false, json::error_handler_t::replace) + "\n");
+      out["t4"].push_back({{"key", key_id(key)}, {"file", file.string()}, {"results", data.entries.size()}});
+      say << "T4: " << file.string() << " (" << data.entries.size() << " results)\n";
+    }
+  }
+  if (o.json) std::cout << out.dump(2) << "\n";
+}
+
+}  // namespace
+
+void add_tune_command(CLI::App& app) {
+  auto o = std::make_shared<TuneT1Options>();
+  CLI::App* sub = app.add_subcommand(
+      "tune", "Tune a Kernel Tuner-style kernel from its T1 spec: compile every config in parallel, measure each on "
+              "the GPU against the Default config's outputs, write a ktune DB and T4 results (docs/t1.md)");
+  sub->footer(
+      "Exit codes: 0 tuned (or compiled, with --compile-only); 1 bad input, a Default config that does not compile, "
+      "no GPU visible (the cubins are compiled first) or a failed tuner; 2 bad command line.\n"
+      "Writes under --out: kernel/ (manifest, cubins, logs), db/<GPU>.json, <kernel>.<size>.T4.json per problem "
+      "size, tune.json (the summary), worker.log.");
+  sub->add_option("--t1", o->t1, "the T1 spec (JSON): ConfigurationSpace and KernelSpecification")
+      ->required()
+      ->check(CLI::ExistingFile);
+  sub->add_option("--source", o->source, "the kernel's .cu file (default: the spec's KernelFile)");
+  sub->add_option("--out", o->out, "output directory (default: ktune-<spec name> here)");
+  // Values that are wrong whatever the spec says are a bad command line (exit 2).
+  auto valid = [](std::function<void(const std::string&)> check) {
+    return CLI::Validator(
+        [check](std::string& v) {
+          try {
+            check(v);
+            return std::string();
+          } catch (const Error& e) {
+            return std::string(e.what());
+          }
+        },
+        "");
+  };
+  sub->add_option("--problem-size", o->problem_sizes,
+                  "a problem size to tune for, e.g. 4096,4096 (repeat for several, each a key of the DB; default: "
+                  "the spec's ProblemSize)")
+      ->check(valid([](const std::string& v) { parse_problem_size(v, "value"); }));
+  std::string names;
+  for (const auto& n : strategy_names()) names += (names.empty() ? "" : ", ") + n;
+  sub->add_option("--strategy", o->strategy,
+                  "search strategy: " + names + " (default: the spec's Search, else exhaustive)")
+      ->check(valid([names](const std::string& v) {
+        const auto known = strategy_names();
+        if (v != "default" && std::find(known.begin(), known.end(), v) == known.end())
+          throw Error("\"" + v + "\" is not one of " + names);
+      }));
+  sub->add_option("--budget", o->budget, "configs to measure per problem size: a count (200) or a share (5%)")
+      ->check(valid([](const std::string& v) { parse_budget(v, 1000000, "value"); }));
+  sub->add_option("--seconds", o->seconds, "most seconds of search per problem size");
+  sub->add_option("--seed", o->seed, "seed of randomised strategies")->capture_default_str();
+  sub->add_option("--atol", o->atol, "absolute tolerance of the outputs (default: by element type; float 1e-5)")
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--rtol", o->rtol, "relative tolerance of the outputs (default: by element type; float 1e-4)")
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--save-arguments", o->save_arguments,
+                  "write every array as it starts and each output as the Default config leaves it (the reference) "
+                  "to DIR/<size>/<Name>.bin and <Name>.expected.bin, raw, to check against a reference of your own");
+  sub->add_option("--arch", o->arch, "cubin architecture, e.g. 90 (default: the visible GPU's, else 90)");
+  sub->add_option("--nvcc", o->nvcc, "nvcc (default: KTUNE_NVCC, CUDA_PATH, /usr/local/cuda, PATH)");
+  sub->add_option("--flag", o->flags, "an extra nvcc flag after the spec's CompilerOptions (repeatable)");
+  sub->add_option("--jobs", o->jobs, "parallel nvcc jobs (default: the cores)")->check(CLI::Range(1u, 4096u));
+  sub->add_option("--ninja", o->ninja, "Ninja, which runs the compiles (default: ninja on PATH)");
+  sub->add_option("--tuner", o->tuner, "the ktune-t1-tuner program (default: beside ktune)");
+  sub->add_option("--max-configs", o->max_configs, "refuse spaces with more valid configs")->capture_default_str();
+  sub->add_flag("--retune", o->retune, "measure again what the DB already has for this GPU and kernel");
+  sub->add_flag("--compile-only", o->compile_only, "compile every config, then stop (exit 0, no GPU needed)");
+  sub->add_flag("--json", o->json, "print the result as JSON on stdout (progress and tables go to stderr)");
+  sub->callback([o] { run(*o); });
+}
+
+}  // namespace ktune::cli
