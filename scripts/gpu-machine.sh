@@ -37,7 +37,7 @@ bash tests/gpu/examples_tuned.sh build/default build/default/bin/ktune build/def
   tee "$out/ktune_demo.txt"
 
 step benchmarks
-wanted=" ${*:-bench_examples sdpa bench_enumerate configure_time compile_parallel tune_breakdown bench_dispatch} "
+wanted=" ${*:-bench_examples sdpa bench_enumerate configure_time compile_parallel tune_breakdown multi_gpu bench_dispatch} "
 bench() { [[ $wanted == *" $1 "* ]] && { step "$1"; "${@:2}" | tee "$out/$1.txt"; }; }
 bench bench_examples build/default/bin/bench_examples
 bench sdpa python3 benchmarks/sdpa.py
@@ -45,6 +45,7 @@ bench bench_enumerate build/default/bin/bench_enumerate
 bench configure_time bash benchmarks/configure_time.sh build/default
 bench compile_parallel bash benchmarks/compile_parallel.sh build/default 16 8
 bench tune_breakdown bash benchmarks/tune_breakdown.sh build/default
+bench multi_gpu bash benchmarks/multi_gpu.sh build/default
 bench bench_dispatch build/default/bin/bench_dispatch
 
 # GPU_TESTS=0: skip the gpu suite (when device time is short).

@@ -5,7 +5,11 @@
 //         3 hang, 4 resource, 5 sticky error (reply "crashed", then exit 3); absent: 0
 //   T     time scale of MODE 0; absent: 1
 //   FATAL 1: the launch template fails, as with a misspelt parameter ({"fatal": ...})
-// Environment: KTUNE_FAKE_NO_GPU set → the ready line says there is no GPU;
+// Environment: KTUNE_FAKE_GPUS="A,B" → the machine has GPUs named A and B (default: one
+// "Fake GPU"), of which the worker sees those CUDA_VISIBLE_DEVICES lists;
+// KTUNE_FAKE_BAD_GPU="<n>:crash|hang|nostart" → a worker that sees GPU n first crashes or
+// hangs on every measurement, or dies before its ready line;
+// KTUNE_FAKE_NO_GPU set → the ready line says there is no GPU;
 // KTUNE_FAKE_STARTS=<file> → one line appended to it at every start; KTUNE_FAKE_DELAY_MS
 // and KTUNE_FAKE_EVENTS: see run().
 #include <csignal>
@@ -53,6 +57,15 @@ json finish(Measurement m) {
 
 [[noreturn]] void hang() {
   for (;;) ::pause();
+}
+
+std::vector<std::string> split(const std::string& list) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  for (std::size_t comma; (comma = list.find(',', start)) != std::string::npos; start = comma + 1)
+    out.push_back(list.substr(start, comma - start));
+  out.push_back(list.substr(start));
+  return out;
 }
 
 // The reply to one measure request, or no return at all (crash, hang, sticky exit).
@@ -110,9 +123,33 @@ int run(int reply_fd) {
     channel.reply({{"ready", false}, {"why", "fake: no GPU"}});
     return 0;
   }
-  GpuIdentity gpu{.name = "Fake GPU", .cc_major = 9, .cc_minor = 0, .sm_count = 132,
+  // The machine's GPUs, and which of them this worker sees (CUDA's rule: the listed
+  // indices up to the first that does not exist).
+  std::vector<std::string> machine = split(std::getenv("KTUNE_FAKE_GPUS") ? std::getenv("KTUNE_FAKE_GPUS") : "Fake GPU");
+  std::vector<int> visible;
+  if (const char* v = std::getenv("CUDA_VISIBLE_DEVICES"); v && *v) {
+    for (const auto& entry : split(v)) {
+      const int n = std::atoi(entry.c_str());
+      if (entry.empty() || n < 0 || n >= static_cast<int>(machine.size())) break;
+      visible.push_back(n);
+    }
+  } else {
+    for (int n = 0; n < static_cast<int>(machine.size()); ++n) visible.push_back(n);
+  }
+  if (visible.empty()) {
+    channel.reply({{"ready", false}, {"why", "fake: CUDA_VISIBLE_DEVICES hides every GPU"}});
+    return 0;
+  }
+  const int physical = visible[0];
+  std::string bad_mode;
+  if (const char* bad = std::getenv("KTUNE_FAKE_BAD_GPU")) {
+    const std::string b = bad;
+    if (std::atoi(b.c_str()) == physical) bad_mode = b.substr(b.find(':') + 1);
+  }
+  if (bad_mode == "nostart") std::exit(3);
+  GpuIdentity gpu{.name = machine[physical], .cc_major = 9, .cc_minor = 0, .sm_count = 132,
                   .driver_version = 13000, .l2_bytes = 50331648};
-  channel.reply({{"ready", true}, {"gpu", gpu.to_json()}});
+  channel.reply({{"ready", true}, {"gpu", gpu.to_json()}, {"visible_gpus", visible.size()}});
   while (auto request = channel.next_request()) {
     if (request->value("op", "") == "prepare") {
       // KTUNE_FAKE_HARNESS=crash|fail: the harness dies or throws while making the key.
@@ -136,7 +173,10 @@ int run(int reply_fd) {
     // KTUNE_FAKE_EVENTS=<file>: "measure <config id>" appended per request, for tests of
     // what happens in which order.
     if (const char* events = std::getenv("KTUNE_FAKE_EVENTS"))
-      std::ofstream(events, std::ios::app) << "measure " << request->at("config").value("id", "") << "\n";
+      std::ofstream(events, std::ios::app) << "measure " << request->at("config").value("id", "") << " gpu "
+                                           << physical << "\n";
+    if (bad_mode == "crash") crash();
+    if (bad_mode == "hang") hang();
     channel.reply(measure(channel, *request));
   }
   return 0;

@@ -712,7 +712,8 @@ TEST_F(TunerTest, OnDemandCompilesOnlyWhatIsProposedOneBatchAhead) {
   std::vector<std::pair<std::string, std::string>> log;  // (what, config id)
   {
     std::ifstream in(events);
-    for (std::string what, id; in >> what >> id;) log.emplace_back(what, id);
+    for (std::string line, what, id; std::getline(in, line);)
+      if (std::istringstream(line) >> what >> id) log.emplace_back(what, id);
   }
   std::set<std::string> compiled, measured;
   for (const auto& [what, id] : log) (what == "compile" ? compiled : measured).insert(id);
@@ -759,6 +760,163 @@ TEST_F(TunerTest, OnDemandCompilesOnlyWhatIsProposedOneBatchAhead) {
     for (std::string line; std::getline(in, line);) lines += !line.empty();
   }
   EXPECT_EQ(lines, events_before);
+}
+
+// Several GPUs (fake ones: KTUNE_FAKE_GPUS, see fake_measuring_worker.cpp).
+class MultiGpuTest : public TunerTest {
+ protected:
+  void SetUp() override {
+    TunerTest::SetUp();
+    events_ = dir_.path() / "events";
+    ::setenv("KTUNE_FAKE_EVENTS", events_.c_str(), 1);
+    ::unsetenv("CUDA_VISIBLE_DEVICES");
+  }
+  void TearDown() override {
+    TunerTest::TearDown();
+    for (const char* v : {"KTUNE_FAKE_EVENTS", "KTUNE_FAKE_GPUS", "KTUNE_FAKE_BAD_GPU", "KTUNE_FAKE_DELAY_MS",
+                          "CUDA_VISIBLE_DEVICES"})
+      ::unsetenv(v);
+  }
+  // Measurements per GPU (as the worker saw it), and per config id.
+  std::map<int, std::size_t> measured_per_gpu() const {
+    std::map<int, std::size_t> out;
+    std::ifstream in(events_);
+    for (std::string line; std::getline(in, line);) {
+      std::istringstream words(line);
+      std::string what, id, gpu_word;
+      int gpu = -1;
+      if (words >> what >> id >> gpu_word >> gpu) ++out[gpu];
+    }
+    return out;
+  }
+  // Eight configs that all pass: T=1..8.
+  Manifest make_good() { return make_kernel(kernel_dir(), {"MODE=0", "T=1..8"}, {}, "MODE=0 T=1"); }
+
+  fs::path events_;
+};
+
+// Two GPUs of one model: both measure, into one table; a config's own faults (crash, hang,
+// sticky error) are tried on the other GPU once, then recorded as before; no GPU is dropped.
+TEST_F(MultiGpuTest, TwoGpusOfOneModelShareTheWorkAndOneTable) {
+  make_standard();
+  ::setenv("KTUNE_FAKE_GPUS", "Fake GPU,Fake GPU", 1);
+  ::setenv("KTUNE_FAKE_DELAY_MS", "20", 1);
+  const TuneOptions o = options_for(kernel_dir());
+  ASSERT_EQ(tune(o), 0);
+  const json summary = read_json(o.summary_out);
+  EXPECT_EQ(summary["gpus"], json({0, 1}));
+  EXPECT_TRUE(summary["dropped_gpus"].empty()) << summary["dropped_gpus"];
+  for (const auto& key : summary["keys"]) {
+    EXPECT_EQ(counts_of(key), kExpectedCounts) << key["key"];
+    for (const auto& f : key["failures"])
+      if (f["status"] == "crashed" || f["status"] == "timed-out")
+        EXPECT_NE(f["reason"].get<std::string>().find("measured again on GPU"), std::string::npos) << f;
+  }
+  const auto per_gpu = measured_per_gpu();
+  EXPECT_GT(per_gpu.count(0) ? per_gpu.at(0) : 0, 0u);
+  EXPECT_GT(per_gpu.count(1) ? per_gpu.at(1) : 0, 0u);
+  std::size_t files = 0;
+  for (const auto& e : fs::directory_iterator(o.db_dir)) files += e.path().extension() == ".json";
+  EXPECT_EQ(files, 1u);
+  const json db = read_json(summary["db"].get<std::string>());
+  ASSERT_EQ(db["fingerprints"].size(), 1u);
+  for (const auto& key : kKeys) EXPECT_EQ(db["fingerprints"].begin().value()["keys"][key].size(), kConfigs - 1) << key;
+}
+
+// Two models: two tables (two DB files), each holding every config measured on its model.
+TEST_F(MultiGpuTest, DifferentModelsTuneIntoSeparateTables) {
+  make_good();
+  ::setenv("KTUNE_FAKE_GPUS", "Fake GPU A,Fake GPU B", 1);
+  const TuneOptions o = options_for(kernel_dir());
+  testing::internal::CaptureStdout();
+  ASSERT_EQ(tune(o), 0);
+  const std::string out = testing::internal::GetCapturedStdout();
+  EXPECT_NE(out.find("the GPUs differ; each kind tunes into its own table"), std::string::npos) << out;
+  const json summary = read_json(o.summary_out);
+  ASSERT_EQ(summary["tables"].size(), 2u) << summary;
+  std::set<std::string> names;
+  for (const auto& t : summary["tables"]) {
+    names.insert(t["gpu"]["name"].get<std::string>());
+    EXPECT_EQ(t["gpus"].size(), 1u);
+    const json db = read_json(t["db"].get<std::string>());
+    for (const auto& key : kKeys) EXPECT_EQ(db["fingerprints"].begin().value()["keys"][key].size(), 8u);
+  }
+  EXPECT_EQ(names, (std::set<std::string>{"Fake GPU A", "Fake GPU B"}));
+  EXPECT_TRUE(fs::exists(fs::path(o.db_dir) / "Fake_GPU_A.json"));
+  EXPECT_TRUE(fs::exists(fs::path(o.db_dir) / "Fake_GPU_B.json"));
+  EXPECT_EQ(measured_per_gpu(), (std::map<int, std::size_t>{{0, 16}, {1, 16}}));
+}
+
+// A GPU that crashes, hangs on, or cannot start every config is dropped; what it had in
+// flight is measured on the other GPU, and every config ends ok.
+TEST_F(MultiGpuTest, FailingGpuIsDroppedAndTheOthersFinish) {
+  for (const char* mode : {"crash", "hang", "nostart"}) {
+    SCOPED_TRACE(mode);
+    fs::remove_all(kernel_dir());
+    fs::remove(events_);
+    make_good();
+    ::setenv("KTUNE_FAKE_GPUS", "Fake GPU,Fake GPU", 1);
+    ::setenv("KTUNE_FAKE_BAD_GPU", (std::string("1:") + mode).c_str(), 1);
+    TuneOptions o = options_for(kernel_dir());
+    o.first_timeout_s = 1.0;  // a hang costs a second, not two minutes
+    ASSERT_EQ(tune(o), 0);
+    const json summary = read_json(o.summary_out);
+    ASSERT_TRUE(summary["dropped_gpus"].contains("1")) << summary;
+    const std::string why = summary["dropped_gpus"]["1"];
+    if (std::string(mode) == "nostart")
+      EXPECT_NE(why.find("did not start"), std::string::npos) << why;
+    else
+      EXPECT_NE(why.find("passed on another GPU"), std::string::npos) << why;
+    for (const auto& key : summary["keys"]) EXPECT_EQ(counts_of(key), (std::map<std::string, int>{{"ok", 8}})) << key;
+    const auto per_gpu = measured_per_gpu();
+    // GPU 1 got at most the configs that earned it its strikes: 2 (its first worker's
+    // config and one more), plus one per key at most while a strike was pending.
+    EXPECT_LE(per_gpu.count(1) ? per_gpu.at(1) : 0, 3u);
+    EXPECT_GE(per_gpu.at(0), 16u);
+  }
+}
+
+// --gpus picks GPUs; an index the tuner does not see, or one named twice, is an error that
+// says which and how many there are.
+TEST_F(MultiGpuTest, GpusOptionPicksAndIsChecked) {
+  make_good();
+  ::setenv("KTUNE_FAKE_GPUS", "Fake GPU,Fake GPU,Fake GPU", 1);
+  TuneOptions o = options_for(kernel_dir());
+  o.gpus = {0, 2};
+  ASSERT_EQ(tune(o), 0);
+  auto per_gpu = measured_per_gpu();
+  EXPECT_EQ(per_gpu.count(1), 0u);
+  EXPECT_GT(per_gpu[0] + per_gpu[2], 0u);
+  EXPECT_EQ(read_json(o.summary_out)["gpus"], json({0, 2}));
+
+  for (const auto& [gpus, expected] : std::vector<std::pair<std::vector<int>, std::string>>{
+           {{5}, "GPU 5 does not exist; the tuner sees 3 GPU(s), numbered from 0 to 2"},
+           {{1, 1}, "GPU 1 is listed twice"}}) {
+    o.gpus = gpus;
+    try {
+      tune(o);
+      ADD_FAILURE() << expected;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("--gpus"), std::string::npos) << e.what();
+    }
+  }
+}
+
+// Workers are pinned with the tuner's own CUDA_VISIBLE_DEVICES entries: GPU 0 of "2,0" is
+// the machine's GPU 2.
+TEST_F(MultiGpuTest, PinningFollowsTheTunersVisibleDevices) {
+  make_good();
+  ::setenv("KTUNE_FAKE_GPUS", "Fake GPU,Fake GPU,Fake GPU", 1);
+  ::setenv("CUDA_VISIBLE_DEVICES", "2,0", 1);
+  TuneOptions o = options_for(kernel_dir());
+  ASSERT_EQ(tune(o), 0);
+  auto per_gpu = measured_per_gpu();
+  EXPECT_EQ(per_gpu.count(1), 0u);
+  EXPECT_GT(per_gpu[2], 0u);
+  EXPECT_GT(per_gpu[0], 0u);
+  EXPECT_EQ(per_gpu[0] + per_gpu[2], 16u);
+  EXPECT_EQ(read_json(o.summary_out)["gpus"], json({0, 1}));  // as the tuner numbers them
 }
 
 }  // namespace

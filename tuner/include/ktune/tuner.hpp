@@ -28,6 +28,8 @@ struct TuneOptions {
   std::vector<std::string> worker_command;  // how to start a worker (this program --worker)
   std::string worker_log;    // the workers' stdout and stderr
   double timeout_floor_s = 15.0;  // a config's time limit: this + 10 x the DEFAULT's seconds
+  double first_timeout_s = 120.0; // the limit before the DEFAULT's time is known
+  std::vector<int> gpus;          // GPUs to measure on, numbered as the tuner sees them; empty: all
   std::string ninja = "ninja";    // compiles on-demand kernels' configs
   unsigned compile_jobs = 1;      // parallel compiles, and so the batch size, when on demand
 };

@@ -4,6 +4,7 @@
 // loop costs a worker, never the tuner: the caller kills it and starts another.
 #include <chrono>
 #include <optional>
+#include <utility>
 #include <string>
 #include <sys/types.h>
 #include <vector>
@@ -16,8 +17,11 @@ class WorkerProcess {
  public:
   // Starts `argv` with two pipes: requests on its stdin, replies on the file descriptor
   // whose number is appended to argv as "--reply-fd=N". Its stdout and stderr are
-  // appended to `log_path` (empty: inherited). Throws Error when it cannot start.
-  WorkerProcess(std::vector<std::string> argv, std::string log_path = "");
+  // appended to `log_path` (empty: inherited). `env` sets (or replaces) variables of the
+  // child's environment, e.g. CUDA_VISIBLE_DEVICES to pin it to one GPU. Throws Error when
+  // it cannot start.
+  WorkerProcess(std::vector<std::string> argv, std::string log_path = "",
+                std::vector<std::pair<std::string, std::string>> env = {});
   ~WorkerProcess();  // kills the child if still running
   WorkerProcess(const WorkerProcess&) = delete;
   WorkerProcess& operator=(const WorkerProcess&) = delete;

@@ -20,6 +20,7 @@
 #include "ktune/on_demand_build.hpp"
 #include "ktune/progress.hpp"
 #include "ktune/worker_process.hpp"
+#include "tune/gpu_pool.hpp"
 
 namespace ktune {
 namespace {
@@ -64,64 +65,6 @@ json values_json(const Manifest& m, const ManifestConfig& c) {
   return v;
 }
 
-// The worker, restarted after every crash or timeout.
-class Workers {
- public:
-  explicit Workers(const TuneOptions& o) : o_(o) {}
-
-  // Starts a worker if none runs; returns its ready line.
-  json ensure() {
-    if (worker_ && worker_->alive() && !worker_->exited()) return ready_;
-    prepared_ = nullptr;
-    worker_ = std::make_unique<WorkerProcess>(o_.worker_command, o_.worker_log);
-    auto r = worker_->wait_ready(std::chrono::seconds(60));
-    if (r.outcome != WorkerProcess::Outcome::Reply)
-      throw Error("the measuring worker did not start (" + r.detail + "); see " + o_.worker_log);
-    ready_ = r.reply;
-    ++starts_;
-    return ready_;
-  }
-  // A worker found dead before the call is replaced first, so that a death between calls
-  // is not blamed on the next config. A new worker, or a new key, first builds the key's
-  // harness (inputs, references): a harness that fails or dies there is an error of the
-  // harness, reported once, not a crash of every config.
-  WorkerProcess::Result call(const json& request, std::chrono::milliseconds timeout,
-                             std::map<std::string, double>& phases) {
-    ensure();
-    if (prepared_ != request.at("key")) {
-      auto r = worker_->call({{"op", "prepare"}, {"key", request.at("key")}}, kPrepareTimeout);
-      if (r.outcome != WorkerProcess::Outcome::Reply || !r.reply.value("prepared", false)) {
-        std::string why = r.outcome == WorkerProcess::Outcome::Reply
-                              ? r.reply.value("fatal", r.reply.dump())
-                              : r.detail;
-        worker_.reset();
-        throw Error("the harness failed on key " + key_id(request.at("key").get<std::map<std::string, int64_t>>()) +
-                    ": " + why + "; see " + o_.worker_log);
-      }
-      if (r.reply.contains("phases"))
-        for (const auto& [phase, s] : r.reply["phases"].items())
-          if (s.is_number()) phases[phase] += s.get<double>();
-      prepared_ = request.at("key");
-    }
-    return worker_->call(request, timeout);
-  }
-  // After a sticky error the worker exits on its own; wait for it before the next config.
-  void retire() {
-    worker_.reset();
-    prepared_ = nullptr;
-  }
-  int starts() const { return starts_; }
-
- private:
-  const TuneOptions& o_;
-  std::unique_ptr<WorkerProcess> worker_;
-  json ready_;
-  json prepared_;  // the key whose harness the worker holds
-  int starts_ = 0;
-  // Host references of big problems can take minutes on one core.
-  static constexpr std::chrono::milliseconds kPrepareTimeout{std::chrono::minutes(30)};
-};
-
 struct KeySummary {
   std::string key;
   std::map<std::string, int> counts;  // by status
@@ -137,33 +80,61 @@ struct KeySummary {
   std::size_t compiled_asked = 0, compile_batches = 0;
   double compile_s = 0, compile_wait_s = 0;
   nlohmann::json failures = nlohmann::json::array();  // every config that was not ok, and why
+  std::map<int, std::size_t> measured_on;             // configs measured, by GPU index
 };
 
-}  // namespace
 
-int tune(const TuneOptions& o) {
-  const auto tune_start = Clock::now();
-  auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - tune_start).count(); };
-  const Manifest m = Manifest::from_json(read_json_file(o.manifest), o.manifest);
-  const fs::path kernel_dir = fs::path(o.manifest).parent_path();
-  if (o.keys.empty()) throw Error(m.kernel + ": no KEYS to tune for; give at least one, e.g. KEYS \"N=4096\"");
-
-  Workers workers(o);
-  json ready = workers.ensure();
-  if (!ready.value("ready", false)) {
-    std::string why = ready.value("why", std::string("no GPU"));
-    if (o.require_gpu) throw Error(m.kernel + ": KTUNE_TUNE=ON but " + why);
-    std::cout << "ktune: " << m.kernel << ": not tuning: " << why
-              << " (KTUNE_TUNE=AUTO); the DB keeps what it has\n";
-    if (!o.summary_out.empty())
-      write_file_atomic(o.summary_out,
-                        json{{"kernel", m.kernel}, {"tuned", false}, {"why", why}}.dump(2) + "\n");
-    return 0;
+// The GPUs to measure on, as indices of the GPUs the tuner sees, each with the
+// CUDA_VISIBLE_DEVICES value that pins a worker to it: the tuner's own list's entry where
+// it has one (GPU 1 of "4,6" is "6"), else the index. One visible GPU is not pinned.
+std::vector<GpuSlotSpec> choose_gpus(const std::vector<int>& wanted, int visible) {
+  std::vector<std::string> physical;
+  if (const char* v = std::getenv("CUDA_VISIBLE_DEVICES"); v && *v) {
+    std::string list = v;
+    for (std::size_t start = 0; start <= list.size();) {
+      std::size_t comma = list.find(',', start);
+      if (comma == std::string::npos) comma = list.size();
+      physical.push_back(list.substr(start, comma - start));
+      start = comma + 1;
+    }
   }
+  // CUDA stops its list at the first entry it cannot use: the first `visible` are the GPUs.
+  if (physical.size() > static_cast<std::size_t>(visible)) physical.resize(visible);
+  for (int i = static_cast<int>(physical.size()); i < visible; ++i) physical.push_back(std::to_string(i));
+
+  std::vector<int> indices = wanted;
+  if (indices.empty())
+    for (int i = 0; i < visible; ++i) indices.push_back(i);
+  std::vector<GpuSlotSpec> out;
+  for (int i : indices) {
+    if (i < 0 || i >= visible)
+      throw Error("--gpus: GPU " + std::to_string(i) + " does not exist; the tuner sees " + std::to_string(visible) +
+                  " GPU(s), numbered from 0" + (visible > 1 ? " to " + std::to_string(visible - 1) : std::string()) +
+                  " (after CUDA_VISIBLE_DEVICES)");
+    for (const auto& g : out)
+      if (g.index == i) throw Error("--gpus: GPU " + std::to_string(i) + " is listed twice; name each GPU once");
+    out.push_back({i, visible > 1 ? physical[i] : std::string(), nullptr});
+  }
+  return out;
+}
+
+std::string join_indices(const std::vector<int>& v) {
+  std::string s;
+  for (int i : v) s += (s.empty() ? "" : ", ") + std::to_string(i);
+  return s;
+}
+
+// The GPUs of one model (one fingerprint), tuned together into one table of the DB.
+struct GpuGroup {
   Fingerprint fp;
-  fp.gpu = GpuIdentity::from_json(ready.at("gpu"));
-  fp.kernel_hash = kernel_hash(o.manifest);
-  fp.nvcc_version = nvcc_version(m.compile.nvcc);
+  std::vector<GpuSlotSpec> gpus;
+};
+
+// Tunes every key on one group's GPUs; prints its summary table; returns its JSON summary.
+json tune_group(const TuneOptions& o, const Manifest& m, GpuPool& pool, const Fingerprint& fp,
+                const std::vector<int>& gpu_indices, int earlier_starts, Clock::time_point tune_start) {
+  auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - tune_start).count(); };
+  const fs::path kernel_dir = fs::path(o.manifest).parent_path();
   Db db(fs::path(o.db_dir) / (fp.gpu.model_slug() + ".json"), m.kernel);
   if (!db.warning().empty()) std::cerr << "ktune: warning: " << db.warning() << "\n";
 
@@ -198,75 +169,14 @@ int tune(const TuneOptions& o) {
     auto out_of_time = [&] { return o.budget.seconds && key_seconds() >= *o.budget.seconds; };
     double default_seconds = -1;
     std::size_t evaluations = 0, proposed = 0;
+    std::map<std::size_t, double> limits;  // of the configs in flight
 
-    // One config: from the DB, or measured (its cubin must be built by now).
-    auto evaluate = [&](std::size_t index) {
+    // A config's result, its bookkeeping and the strategy told; `measured`: new, to record.
+    auto finish = [&](std::size_t index, const Measurement& result, bool measured) {
       const ManifestConfig& c = m.configs[index];
-      ++evaluations;
-      std::optional<Measurement> known = o.retune ? std::nullopt : db.find(fp, ks.key, c.id);
-      Measurement result;
-      if (known) {
-        result = *known;
-        ++ks.from_db;
-      } else {
-        CompileRecord record;
-        bool compiled = false;
-        try {
-          record = CompileRecord::from_json(read_json_file(kernel_dir / c.record()), c.record());
-          compiled = record.status == "ok";
-        } catch (const Error& e) {
-          record.log = e.what();
-          if (on_demand) record.log += " (Ninja's output: " + on_demand->log().string() + ")";
-        }
-        if (!compiled) {
-          result.status = Status::CompileFailed;
-          const std::string why = first_error_line(record.log);
-          result.message = "did not compile" + (why.empty() ? std::string() : ": " + why) + "; log: " + record.log;
-        } else {
-          json request = {{"op", "measure"},
-                          {"key", key},
-                          {"entry", m.entry},
-                          {"config", {{"id", c.id}, {"names", names}, {"values", c.values},
-                                      {"cubin", (kernel_dir / c.cubin()).string()}}},
-                          {"rule", {{"min_samples", o.rule.min_samples},
-                                    {"max_samples", o.rule.max_samples},
-                                    {"target_rel_ci", o.rule.target_rel_ci},
-                                    {"max_seconds", o.rule.max_seconds},
-                                    {"abandon_factor", o.rule.abandon_factor},
-                                    {"warmup", o.warmup}}},
-                          {"best_ms", ks.best_ms}};
-          // The DEFAULT config sets the pace: others get a generous multiple of its time.
-          const double limit_s =
-              default_seconds < 0 ? 120.0 : o.timeout_floor_s + 10.0 * default_seconds;
-          auto r = workers.call(request, std::chrono::milliseconds(static_cast<int64_t>(limit_s * 1000)), ks.phases);
-          if (r.outcome == WorkerProcess::Outcome::Reply && r.reply.contains("fatal")) {
-            throw Error(m.kernel + " [" + ks.key + "]: " + r.reply["fatal"].get<std::string>());
-          } else if (r.outcome == WorkerProcess::Outcome::Reply) {
-            try {
-              result = Measurement::from_json(r.reply);
-              if (r.reply.contains("phases"))
-                for (const auto& [phase, s] : r.reply["phases"].items())
-                  if (s.is_number()) ks.phases[phase] += s.get<double>();
-            } catch (const Error& e) {
-              result = Measurement{};
-              result.status = Status::Crashed;
-              result.message = std::string("the worker's reply was malformed: ") + e.what();
-            }
-            if (result.status == Status::Crashed) workers.retire();
-            for (double ms : result.samples_ms) ks.samples_ms_total += ms;
-          } else if (r.outcome == WorkerProcess::Outcome::TimedOut) {
-            result.status = Status::TimedOut;
-            result.message = r.detail;
-            result.seconds = limit_s;
-          } else {
-            result.status = Status::Crashed;
-            result.message = "the worker died: " + r.detail;
-          }
-          // When: the order and pace of the search, for `ktune report`'s curves.
-          result.at = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-          db.record(fp, ks.key, c.id, values_json(m, c), result);
-          ++ks.measured_now;
-        }
+      if (measured) {
+        db.record(fp, ks.key, c.id, values_json(m, c), result);
+        ++ks.measured_now;
       }
       if (index == default_index) {
         // A DEFAULT that hung sets no pace: the others keep the first config's limit.
@@ -283,6 +193,84 @@ int tune(const TuneOptions& o) {
       }
       strategy->observe({index, result.status, result.median_ms});
       progress.update(evaluations, ks.best_ms, ks.best_id, key_seconds());
+    };
+
+    // One config: answered from the DB or its compile record at once, or sent to a GPU
+    // (its cubin must be built by now).
+    auto start = [&](std::size_t index) {
+      const ManifestConfig& c = m.configs[index];
+      ++evaluations;
+      if (std::optional<Measurement> known = o.retune ? std::nullopt : db.find(fp, ks.key, c.id)) {
+        ++ks.from_db;
+        return finish(index, *known, false);
+      }
+      CompileRecord record;
+      bool compiled = false;
+      try {
+        record = CompileRecord::from_json(read_json_file(kernel_dir / c.record()), c.record());
+        compiled = record.status == "ok";
+      } catch (const Error& e) {
+        record.log = e.what();
+        if (on_demand) record.log += " (Ninja's output: " + on_demand->log().string() + ")";
+      }
+      if (!compiled) {
+        Measurement failed;
+        failed.status = Status::CompileFailed;
+        const std::string why = first_error_line(record.log);
+        failed.message = "did not compile" + (why.empty() ? std::string() : ": " + why) + "; log: " + record.log;
+        return finish(index, failed, false);
+      }
+      json request = {{"op", "measure"},
+                      {"key", key},
+                      {"entry", m.entry},
+                      {"config", {{"id", c.id}, {"names", names}, {"values", c.values},
+                                  {"cubin", (kernel_dir / c.cubin()).string()}}},
+                      {"rule", {{"min_samples", o.rule.min_samples},
+                                {"max_samples", o.rule.max_samples},
+                                {"target_rel_ci", o.rule.target_rel_ci},
+                                {"max_seconds", o.rule.max_seconds},
+                                {"abandon_factor", o.rule.abandon_factor},
+                                {"warmup", o.warmup}}},
+                      {"best_ms", ks.best_ms}};
+      // The DEFAULT config sets the pace: others get a generous multiple of its time.
+      const double limit_s = default_seconds < 0 ? o.first_timeout_s : o.timeout_floor_s + 10.0 * default_seconds;
+      limits[index] = limit_s;
+      pool.submit(index, std::move(request), std::chrono::milliseconds(static_cast<int64_t>(limit_s * 1000)));
+    };
+
+    // A measurement back from a GPU.
+    auto arrived = [&](GpuPool::Finished f) {
+      const std::size_t index = f.tag;
+      for (const auto& [phase, s] : f.phases) ks.phases[phase] += s;
+      ++ks.measured_on[f.gpu];
+      const auto& r = f.result;
+      Measurement result;
+      if (r.outcome == WorkerProcess::Outcome::Reply && r.reply.contains("fatal")) {
+        throw Error(m.kernel + " [" + ks.key + "]: " + r.reply["fatal"].get<std::string>());
+      } else if (r.outcome == WorkerProcess::Outcome::Reply) {
+        try {
+          result = Measurement::from_json(r.reply);
+          if (r.reply.contains("phases"))
+            for (const auto& [phase, s] : r.reply["phases"].items())
+              if (s.is_number()) ks.phases[phase] += s.get<double>();
+        } catch (const Error& e) {
+          result = Measurement{};
+          result.status = Status::Crashed;
+          result.message = std::string("the worker's reply was malformed: ") + e.what();
+        }
+        for (double ms : result.samples_ms) ks.samples_ms_total += ms;
+      } else if (r.outcome == WorkerProcess::Outcome::TimedOut) {
+        result.status = Status::TimedOut;
+        result.message = r.detail;
+        result.seconds = limits[index];
+      } else {
+        result.status = Status::Crashed;
+        result.message = "the worker died: " + r.detail;
+      }
+      limits.erase(index);
+      // When: the order and pace of the search, for `ktune report`'s curves.
+      result.at = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+      finish(index, result, true);
     };
 
     // The next proposals, within the budget; empty when the search is over.
@@ -305,10 +293,21 @@ int tune(const TuneOptions& o) {
     };
 
     if (!on_demand) {
-      // Everything is compiled: one config at a time, each proposal informed by every result.
-      for (auto batch = next_batch(1); !batch.empty(); batch = next_batch(1)) evaluate(batch[0]);
+      // Everything is compiled: a config per free GPU, each proposal informed by every
+      // result in so far (on one GPU, by every result).
+      for (;;) {
+        bool proposals_left = true;
+        while (proposals_left && pool.idle() > 0) {
+          auto batch = next_batch(1);
+          proposals_left = !batch.empty();
+          if (proposals_left) start(batch[0]);
+        }
+        if (pool.in_flight() == 0 && !proposals_left) break;
+        if (pool.in_flight() > 0) arrived(pool.wait());
+      }
     } else {
-      // Pipelined (batch_size above): batch k+1 compiles while batch k is measured.
+      // Pipelined (batch_size above): batch k+1 compiles while batch k is measured, on
+      // every GPU.
       std::vector<std::size_t> ready = next_batch(batch_size);
       auto compiling = compile(ready);
       while (!ready.empty()) {
@@ -322,7 +321,8 @@ int tune(const TuneOptions& o) {
         std::vector<std::size_t> next = next_batch(batch_size);
         if (!next.empty()) compiling = compile(next);
         for (std::size_t index : ready)
-          if (!out_of_time()) evaluate(index);
+          if (!out_of_time()) start(index);
+        while (pool.in_flight() > 0) arrived(pool.wait());
         // Out of time: stop; the future of a batch still compiling waits for Ninja to end.
         ready = out_of_time() ? std::vector<std::size_t>{} : std::move(next);
       }
@@ -334,10 +334,17 @@ int tune(const TuneOptions& o) {
 
   // The summary table.
   std::ostringstream table;
-  table << "ktune: " << m.kernel << " on " << fp.gpu.name << " (sm_" << fp.gpu.cc_major << fp.gpu.cc_minor
-        << ", driver " << fp.gpu.driver_version << "), " << m.configs.size() << " configs, "
-        << o.keys.size() << " keys, " << std::fixed << std::setprecision(1) << elapsed() << " s, "
-        << workers.starts() << " worker start(s)\n";
+  const int starts = earlier_starts + pool.starts();
+  table << "ktune: " << m.kernel << " on ";
+  if (gpu_indices.size() > 1) table << gpu_indices.size() << "x ";
+  table << fp.gpu.name << " (";
+  if (gpu_indices.size() > 1) table << "GPUs " << join_indices(gpu_indices) << ", ";
+  table << "sm_" << fp.gpu.cc_major << fp.gpu.cc_minor << ", driver " << fp.gpu.driver_version << "), "
+        << m.configs.size() << " configs, " << o.keys.size() << " keys, " << std::fixed << std::setprecision(1)
+        << elapsed() << " s, " << starts << " worker start(s)\n";
+  const auto dropped = pool.dropped();
+  for (const auto& [gpu, why] : dropped)
+    table << "GPU " << gpu << " dropped: " << why << "; the others went on\n";
   if (on_demand) {
     std::size_t asked = 0, batches = 0;
     double compile_s = 0, wait_s = 0;
@@ -354,7 +361,10 @@ int tune(const TuneOptions& o) {
   table << std::left << std::setw(28) << "key" << std::setw(44) << "best config" << std::right
         << std::setw(11) << "best ms" << std::setw(11) << "DEFAULT ms" << std::setw(9) << "speedup"
         << "  statuses\n";
+  json dropped_json = json::object();
+  for (const auto& [gpu, why] : dropped) dropped_json[std::to_string(gpu)] = why;
   json out = {{"kernel", m.kernel}, {"tuned", true}, {"gpu", fp.gpu.to_json()},
+              {"gpus", gpu_indices}, {"dropped_gpus", dropped_json}, {"worker_starts", starts},
               {"build", m.on_demand ? "on-demand" : "eager"}, {"strategy", o.strategy},
               {"fingerprint", fp.digest()}, {"db", db.path().string()}, {"keys", json::array()}};
   std::size_t failures = 0;
@@ -378,9 +388,12 @@ int tune(const TuneOptions& o) {
     table << std::left << std::setw(28) << ks.key << std::setw(44) << best << std::right
           << std::setw(11) << ms(ks.best_ms) << std::setw(11) << ms(ks.default_ms) << std::setw(9)
           << speedup.str() << "  " << statuses.str() << "\n";
+    json measured_on = json::object();
+    for (const auto& [gpu, n] : ks.measured_on) measured_on[std::to_string(gpu)] = n;
     out["keys"].push_back({{"key", ks.key}, {"best_id", ks.best_id}, {"best_ms", ks.best_ms},
                            {"default_ms", ks.default_ms}, {"counts", ks.counts},
                            {"measured_now", ks.measured_now}, {"from_db", ks.from_db},
+                           {"measured_on", measured_on},
                            {"seconds", ks.seconds}, {"phases_s", ks.phases},
                            {"samples_ms_total", ks.samples_ms_total},
                            {"compile", {{"asked", ks.compiled_asked}, {"batches", ks.compile_batches},
@@ -392,7 +405,90 @@ int tune(const TuneOptions& o) {
     table << failures << " measurements were not ok; each one's status and reason: \"failures\" in "
           << (o.summary_out.empty() ? std::string("the summary (--summary-out)") : o.summary_out) << "\n";
   std::cout << table.str() << "DB: " << db.path().string() << "\n";
-  if (!o.summary_out.empty()) write_file_atomic(o.summary_out, out.dump(2) + "\n");
+  return out;
+}
+
+}  // namespace
+
+int tune(const TuneOptions& o) {
+  const auto tune_start = Clock::now();
+  const Manifest m = Manifest::from_json(read_json_file(o.manifest), o.manifest);
+  if (o.keys.empty()) throw Error(m.kernel + ": no KEYS to tune for; give at least one, e.g. KEYS \"N=4096\"");
+
+  // The first worker, unpinned, says whether there is a GPU and how many the tuner sees.
+  auto first = std::make_shared<MeasuringWorker>(o.worker_command, o.worker_log, "");
+  json ready = first->ensure();
+  if (!ready.value("ready", false)) {
+    std::string why = ready.value("why", std::string("no GPU"));
+    if (o.require_gpu) throw Error(m.kernel + ": KTUNE_TUNE=ON but " + why);
+    std::cout << "ktune: " << m.kernel << ": not tuning: " << why
+              << " (KTUNE_TUNE=AUTO); the DB keeps what it has\n";
+    if (!o.summary_out.empty())
+      write_file_atomic(o.summary_out,
+                        json{{"kernel", m.kernel}, {"tuned", false}, {"why", why}}.dump(2) + "\n");
+    return 0;
+  }
+  const int visible = std::max(1, ready.value("visible_gpus", 1));
+  std::vector<GpuSlotSpec> chosen = choose_gpus(o.gpus, visible);
+  int earlier_starts = 0;
+  if (chosen.size() == 1 && chosen[0].pin.empty()) {
+    chosen[0].worker = first;  // the one GPU: the first worker goes on measuring
+  } else {
+    earlier_starts = first->starts();
+    first.reset();
+  }
+
+  Fingerprint base;
+  base.kernel_hash = kernel_hash(o.manifest);
+  base.nvcc_version = nvcc_version(m.compile.nvcc);
+
+  // Every chosen GPU's worker, started at once; then the GPUs grouped by model.
+  GpuPool all(o.worker_command, o.worker_log, chosen);
+  const std::map<int, json> started = all.start();
+  for (const auto& [gpu, why] : all.dropped())
+    std::cerr << "ktune: warning: " << m.kernel << ": GPU " << gpu << " left out: " << why << "\n";
+  if (started.empty()) throw Error(m.kernel + ": no GPU could be used; see " + o.worker_log);
+  std::vector<GpuGroup> groups;
+  for (const auto& [gpu, line] : started) {
+    Fingerprint fp = base;
+    fp.gpu = GpuIdentity::from_json(line.at("gpu"));
+    GpuSlotSpec spec;
+    for (const auto& c : chosen)
+      if (c.index == gpu) spec = c;
+    auto same = std::find_if(groups.begin(), groups.end(),
+                             [&](const GpuGroup& g) { return g.fp.digest() == fp.digest(); });
+    if (same == groups.end()) groups.push_back({fp, {spec}});
+    else same->gpus.push_back(spec);
+  }
+
+  json summary;
+  if (groups.size() == 1) {
+    std::vector<int> indices;
+    for (const auto& g : groups[0].gpus) indices.push_back(g.index);
+    summary = tune_group(o, m, all, groups[0].fp, indices, earlier_starts, tune_start);
+  } else {
+    // Different models (or drivers) never share a table: each group tunes on its own, one
+    // after the other, into its own fingerprint's table.
+    std::cout << "ktune: " << m.kernel << ": the GPUs differ; each kind tunes into its own table:";
+    for (const auto& g : groups) {
+      std::vector<int> indices;
+      for (const auto& s : g.gpus) indices.push_back(s.index);
+      std::cout << " [" << g.fp.gpu.name << ": GPU " << join_indices(indices) << "]";
+    }
+    std::cout << "\n";
+    summary = {{"kernel", m.kernel}, {"tuned", true}, {"tables", json::array()}};
+    for (auto& g : groups) {
+      std::vector<int> indices;
+      for (auto& s : g.gpus) {
+        indices.push_back(s.index);
+        s.worker = all.worker(s.index);  // started above: goes on measuring
+      }
+      GpuPool pool(o.worker_command, o.worker_log, g.gpus);
+      summary["tables"].push_back(tune_group(o, m, pool, g.fp, indices, earlier_starts, tune_start));
+      earlier_starts = 0;
+    }
+  }
+  if (!o.summary_out.empty()) write_file_atomic(o.summary_out, summary.dump(2) + "\n");
   return 0;
 }
 

@@ -40,6 +40,9 @@ int main(int argc, char** argv) {
   app.add_option("--target-rel-ci", o.rule.target_rel_ci, "stop at this relative CI half-width")->capture_default_str();
   app.add_option("--max-seconds", o.rule.max_seconds, "timing cap per config")->capture_default_str();
   app.add_option("--abandon-factor", o.rule.abandon_factor, "give up on configs this much slower than the best")->capture_default_str();
+  app.add_option("--gpus", o.gpus, "GPUs to measure on, one worker each, e.g. --gpus 0,1 (numbered as "
+                 "CUDA_VISIBLE_DEVICES leaves them); default: every visible GPU")
+      ->delimiter(',');
   app.add_flag("--retune", o.retune, "measure again what the DB has for this GPU and kernel");
   app.add_flag("--require-gpu", o.require_gpu, "fail when no GPU is visible (KTUNE_TUNE=ON)");
   app.add_option("--summary-out", o.summary_out, "write the JSON summary here");

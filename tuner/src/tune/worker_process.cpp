@@ -174,8 +174,8 @@ std::string reap_dead_worker(pid_t pid) {
 }
 
 // Child side of fork(): async-signal-safe calls only (the tuner may have threads).
-[[noreturn]] void exec_child(char* const* argv, int request_read, int reply_write, int log_fd,
-                             const std::string& exec_failed) {
+[[noreturn]] void exec_child(char* const* argv, char* const* envp, int request_read,
+                             int reply_write, int log_fd, const std::string& exec_failed) {
   ::setpgid(0, 0);
   // A fresh program expects default signal handling; the tuner's mask and SIGPIPE
   // disposition would otherwise be inherited across exec.
@@ -189,7 +189,7 @@ std::string reap_dead_worker(pid_t pid) {
   }
   // The reply end is the one pipe fd the worker keeps across exec.
   if (::fcntl(reply_write, F_SETFD, 0) < 0) ::_exit(127);
-  ::execvp(argv[0], argv);
+  ::execvpe(argv[0], argv, envp);
   // No strerror here (not async-signal-safe): the errno number is formatted by hand.
   int err = errno;
   char digits[16];
@@ -207,7 +207,8 @@ std::string reap_dead_worker(pid_t pid) {
 
 }  // namespace
 
-WorkerProcess::WorkerProcess(std::vector<std::string> argv, std::string log_path) {
+WorkerProcess::WorkerProcess(std::vector<std::string> argv, std::string log_path,
+                             std::vector<std::pair<std::string, std::string>> env) {
   if (argv.empty() || argv[0].empty()) throw Error("cannot start worker: empty command line");
 
   int request[2], reply[2];
@@ -255,6 +256,19 @@ WorkerProcess::WorkerProcess(std::vector<std::string> argv, std::string log_path
   for (auto& a : argv) cargv.push_back(a.data());
   cargv.push_back(nullptr);
   const std::string exec_failed = "ktune: cannot execute worker " + argv[0] + " (errno ";
+  // The child's environment: this process's, with `env` replacing variables of its names.
+  std::vector<std::string> environment;
+  for (char** e = environ; *e; ++e) {
+    const std::string_view entry(*e);
+    const std::string_view name = entry.substr(0, entry.find('='));
+    bool replaced = false;
+    for (const auto& [n, v] : env) replaced = replaced || n == name;
+    if (!replaced) environment.emplace_back(entry);
+  }
+  for (const auto& [n, v] : env) environment.push_back(n + "=" + v);
+  std::vector<char*> cenv;
+  for (auto& e : environment) cenv.push_back(e.data());
+  cenv.push_back(nullptr);
 
   pid_t pid = ::fork();
   if (pid < 0) {
@@ -262,7 +276,7 @@ WorkerProcess::WorkerProcess(std::vector<std::string> argv, std::string log_path
     close_all();
     throw Error("cannot start worker " + argv[0] + ": fork failed: " + errno_text(err));
   }
-  if (pid == 0) exec_child(cargv.data(), request[0], reply[1], log_fd, exec_failed);
+  if (pid == 0) exec_child(cargv.data(), cenv.data(), request[0], reply[1], log_fd, exec_failed);
 
   // Also set from this side, so that a kill right after fork() already reaches the group.
   ::setpgid(pid, pid);
