@@ -46,9 +46,15 @@ assert r["tuned"] is True and r["kernel"] == "convolution_kernel" and r["configs
 assert r["compile"] == {**r["compile"], "asked": 262, "ok": 262, "failed": 0}, r["compile"]
 s = r["summary"]
 assert sorted(k["key"] for k in s["keys"]) == ["X=1024,Y=512", "X=2048,Y=2048"], s["keys"]
+# A config may need more registers than its block allows (on the H200, 1024 threads of a
+# 126-register build): that is "resource", with the reason; anything else must be ok.
+resource = set()
 for k in s["keys"]:
     # ok means: loaded, ran, and matched the Default config's outputs, twice, before any timing
-    assert k["counts"] == {"ok": 262}, (k["key"], k["counts"], k["failures"][:3])
+    assert set(k["counts"]) <= {"ok", "resource"} and k["counts"]["ok"] >= 250, (k["key"], k["counts"], k["failures"][:3])
+    for f in k["failures"]:
+        assert f["status"] == "resource" and "registers" in f["reason"], f
+        resource.add(f["id"])
     assert k["measured_now"] == 262 and k["best_ms"] > 0 and k["default_ms"] > 0, k
 db = json.load(open(r["db"]))
 fp = db["fingerprints"][s["fingerprint"]]
@@ -56,13 +62,17 @@ for key, entries in fp["keys"].items():
     assert len(entries) == 262, (key, len(entries))
     for cid, e in entries.items():
         m = e["measurement"]
+        if cid in resource:
+            assert m["status"] == "resource", (key, cid, m)
+            continue
         assert m["status"] == "ok" and m["median_ms"] > 0 and len(m["samples_ms"]) >= 3, (key, cid, m)
 assert len(r["t4"]) == 2
 for t in r["t4"]:
     doc = json.load(open(t["file"]))
     assert doc["schema_version"] == "1.0.0" and len(doc["results"]) == 262 == t["results"], t
+    correct = sum(res["invalidity"] == "correct" and res["correctness"] == 1 for res in doc["results"])
+    assert correct == 262 - len(resource), (t, correct, len(resource))
     for res in doc["results"]:
-        assert res["invalidity"] == "correct" and res["correctness"] == 1, res
         assert set(res["configuration"]) == {"block_size_x", "block_size_y", "tile_size_x", "tile_size_y",
                                              "use_shmem", "use_cmem", "filter_width", "filter_height"}, res
 # The reference itself: the Default config's output against a convolution computed here.
@@ -78,7 +88,8 @@ for y, x in points:
     ref = sum(inp[(y + i) * (W + F - 1) + x + j] * filt[i * F + j] for i in range(F) for j in range(F))
     got = out[y * W + x]
     assert abs(got - ref) <= 1e-3 + 1e-4 * abs(ref), (y, x, got, ref)  # float sums of 225 products
-print(f"ok: 262 configs x 2 problem sizes ok against the Default, the DB and 2 T4 files written; "
+print(f"ok: 262 configs x 2 problem sizes, all ok against the Default but {len(resource)} over the "
+      f"register budget (resource); the DB and 2 T4 files written; "
       f"the Default's output agrees with a host convolution at {len(points)} pixels")
 PY
 
@@ -88,7 +99,7 @@ python3 - "$work/conv_again.json" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))["summary"]
 for k in s["keys"]:
-    assert k["measured_now"] == 0 and k["from_db"] == 262 and k["counts"] == {"ok": 262}, k
+    assert k["measured_now"] == 0 and k["from_db"] == 262 and k["counts"].get("ok", 0) >= 250, k
 print("ok: a second run measured nothing")
 PY
 
