@@ -57,6 +57,7 @@ struct TuneT1Options {
   std::string save_arguments;
   uint64_t max_configs = 10000;
   bool retune = false, compile_only = false, json = false;
+  std::string gpus;  // passed to the tuner as it is: it checks the list
 };
 
 // Helpers of `ktune tune`, in their own namespace: unity builds merge this file with others.
@@ -282,6 +283,7 @@ void run(const TuneT1Options& o) {
   if (!budget.empty()) args.insert(args.end(), {"--budget", budget});
   if (seconds) args.insert(args.end(), {"--seconds", std::to_string(*seconds)});
   if (o.retune) args.push_back("--retune");
+  if (!o.gpus.empty()) args.insert(args.end(), {"--gpus", o.gpus});
   for (const auto& key : p.keys) {
     std::string text;
     for (const auto& [d, v] : key) text += (text.empty() ? "" : " ") + d + "=" + std::to_string(v);
@@ -383,6 +385,7 @@ void add_tune_command(CLI::App& app) {
   sub->add_option("--tuner", o->tuner, "the ktune-t1-tuner program (default: beside ktune)");
   sub->add_option("--max-configs", o->max_configs, "refuse spaces with more valid configs")->capture_default_str();
   sub->add_flag("--retune", o->retune, "measure again what the DB already has for this GPU and kernel");
+  sub->add_option("--gpus", o->gpus, "GPUs to measure on, one worker each, e.g. 0,1 (default: every visible GPU; docs/tuning.md)");
   sub->add_flag("--compile-only", o->compile_only, "compile every config, then stop (exit 0, no GPU needed)");
   sub->add_flag("--json", o->json, "print the result as JSON on stdout (progress and tables go to stderr)");
   sub->callback([o] { run(*o); });
