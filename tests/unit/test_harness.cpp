@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "ktune/harness.hpp"
+#include "error_of.hpp"
 
 namespace {
 
@@ -25,14 +26,7 @@ class HostHarness : public ktune::Harness {
   }
 };
 
-std::string error_of(auto&& f) {
-  try {
-    f();
-  } catch (const ktune::Error& e) {
-    return e.what();
-  }
-  return "no error";
-}
+using ktune::test_support::error_of;
 
 }  // namespace
 

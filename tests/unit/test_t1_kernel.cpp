@@ -11,6 +11,7 @@
 #include "ktune/manifest.hpp"
 #include "ktune/t1_kernel.hpp"
 #include "ktune/t1_spec.hpp"
+#include "error_of.hpp"
 
 namespace {
 
@@ -63,14 +64,7 @@ ktune::T1Kernel read(const json& doc) {
   return ktune::read_t1_kernel(doc, "spec.json");
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const ktune::Error& e) {
-    return e.what();
-  }
-  return "no error";
-}
+using ktune::test_support::error_of;
 
 std::vector<std::string> names_of(const ktune::SpaceSpec& s) {
   std::vector<std::string> n;

@@ -14,6 +14,7 @@
 #include "ktune/t1_plan.hpp"
 #include "temp_dir.hpp"
 #include "test_files.hpp"
+#include "error_of.hpp"
 
 namespace {
 
@@ -79,14 +80,7 @@ ktune::T1PlanRequest request(const TempDir& dir, const fs::path& spec) {
   return r;
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const ktune::Error& e) {
-    return e.what();
-  }
-  return "no error";
-}
+using ktune::test_support::error_of;
 
 }  // namespace
 
