@@ -203,7 +203,6 @@ void GpuPool::run(std::size_t index, Job job) {
   } else if (harness_error) {
     error_ = harness_error;
   } else {
-    ++s.measured;
     const bool suspect = may_be_the_gpus_fault(r);
     if (job.retry_of < 0 && suspect && live_locked() > 1) {
       // Measured again elsewhere before anyone blames the config (or this GPU).
@@ -254,11 +253,6 @@ std::size_t GpuPool::in_flight() const {
   return in_flight_;
 }
 
-std::size_t GpuPool::live() const {
-  std::lock_guard lock(mutex_);
-  return live_locked();
-}
-
 int GpuPool::starts() const {
   std::lock_guard lock(mutex_);
   int n = 0;
@@ -279,13 +273,6 @@ std::shared_ptr<MeasuringWorker> GpuPool::worker(int index) const {
   for (const auto& s : slots_)
     if (s.spec.index == index) return s.worker;
   return nullptr;
-}
-
-std::map<int, std::size_t> GpuPool::measured() const {
-  std::lock_guard lock(mutex_);
-  std::map<int, std::size_t> out;
-  for (const auto& s : slots_) out[s.spec.index] = s.measured;
-  return out;
 }
 
 }  // namespace ktune

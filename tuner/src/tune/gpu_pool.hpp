@@ -90,14 +90,11 @@ class GpuPool {
 
   std::size_t idle() const;       // GPUs in use with nothing to do
   std::size_t in_flight() const;  // submitted and not yet returned by wait()
-  std::size_t live() const;       // GPUs not dropped
   int starts() const;             // worker processes started, on every GPU
   // Dropped GPUs and why, by index.
   std::map<int, std::string> dropped() const;
   // GPU `index`'s worker, to hand to another pool.
   std::shared_ptr<MeasuringWorker> worker(int index) const;
-  // Configs measured per GPU index (retries included).
-  std::map<int, std::size_t> measured() const;
 
  private:
   struct Slot {
@@ -107,7 +104,6 @@ class GpuPool {
     bool dropped = false;
     std::string dropped_why;
     int strikes = 0;          // configs that failed here and then passed elsewhere, in a row
-    std::size_t measured = 0;
   };
   struct Job {
     std::size_t tag;
