@@ -14,8 +14,8 @@ Every ```cpp, ```cuda and ```cmake block must be preceded by a marker line:
       a part of a larger file, shown for reading; not compiled.
 
 A block without a marker fails the test, naming the file and line.
-usage: doc_examples.py <ktune source> <ktune tool> <tuner libs dir> <work dir> [c++ compiler]"""
-import os
+usage: doc_examples.py <ktune source> <ktune tool> <tuner libs dir> <work dir> <c++ compiler> <cuda.h directory>
+(the compiler and cuda.h directory are those the tuner was built with)"""
 import pathlib
 import re
 import shutil
@@ -23,7 +23,9 @@ import subprocess
 import sys
 
 root, tool, libs, work = (pathlib.Path(a) for a in sys.argv[1:5])
-cxx = sys.argv[5] if len(sys.argv) > 5 else os.environ.get("CXX", "c++")
+if len(sys.argv) != 7:
+    sys.exit(__doc__.splitlines()[-2])
+cxx, cuda_include = sys.argv[5], sys.argv[6]
 marker = re.compile(r"^<!-- doc-test: (\S+)((?: \S+)*) -->$")
 fence = re.compile(r"^```(cpp|cuda|cmake|c\+\+)\s*$")
 failures = []
@@ -85,11 +87,6 @@ def run(command, log):
     return r.returncode == 0, r.stdout
 
 
-def cuda_include():
-    nvcc = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
-    return str(pathlib.Path(nvcc).resolve().parent.parent / "include")
-
-
 shutil.rmtree(work, ignore_errors=True)
 for name, p in sorted(projects.items()):
     directory = work / name
@@ -109,7 +106,7 @@ for name, p in sorted(projects.items()):
         ok, out = True, ""
         for source in sorted(directory.rglob("*.cpp")):
             good, text = run([cxx, "-std=c++20", "-fsyntax-only", "-Wall", "-Wextra", "-I", str(directory),
-                              "-I", str(root / "tuner/include"), "-I", cuda_include(), str(source)],
+                              "-I", str(root / "tuner/include"), "-I", cuda_include, str(source)],
                              work / (name + "." + source.name + ".log"))
             ok, out = ok and good, out + text
         what = "compiled (syntax only)"
