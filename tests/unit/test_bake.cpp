@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ktune/bake.hpp"
+#include "ktune/baked_names.hpp"
 #include "ktune/build_plan.hpp"
 #include "ktune/config_id.hpp"
 #include "ktune/db.hpp"
@@ -863,6 +864,22 @@ TEST(CppIdentifier, IdentifiersAndKeywords) {
   EXPECT_TRUE(ktune::is_cpp_identifier(std::string(200, 'x')));
   EXPECT_FALSE(ktune::is_cpp_identifier(std::string(201, 'x')));
   EXPECT_FALSE(ktune::is_cpp_identifier(std::string("a\0b", 3)));
+}
+
+TEST(UnbakeableName, ReservedAndHeaderNamesAreRefusedWithTheReason) {
+  for (const char* good : {"TM", "_x", "x__y", "_", "tile_M"}) {
+    EXPECT_EQ(ktune::unbakeable_name(good, false), "") << good;
+    EXPECT_EQ(ktune::unbakeable_name(good, true), "") << good;
+  }
+  EXPECT_NE(ktune::unbakeable_name("class", false).find("not a C++ identifier"), std::string::npos);
+  for (const char* reserved : {"__x", "__CUDA_ARCH__", "_Tile"})
+    EXPECT_NE(ktune::unbakeable_name(reserved, false).find("reserved to the compiler"), std::string::npos) << reserved;
+  for (const char* taken : {"of", "Config", "int64_t"})
+    EXPECT_NE(ktune::unbakeable_name(taken, false).find("clashes"), std::string::npos) << taken;
+  for (const char* taken : {"values", "int64_t"})
+    EXPECT_NE(ktune::unbakeable_name(taken, true).find("clashes"), std::string::npos) << taken;
+  EXPECT_EQ(ktune::unbakeable_name("of", true), "");  // Key has no of(); Config has no values()
+  EXPECT_EQ(ktune::unbakeable_name("values", false), "");
 }
 
 TEST(CppStringLiteral, EverythingButPlainBytesIsAnOctalEscape) {

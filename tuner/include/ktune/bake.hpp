@@ -57,9 +57,6 @@ struct BakeSources {
 BakeSources emit_bake(const BakePlan& plan, const Manifest& m,
                       const std::filesystem::path& cubin_dir, const std::string& default_ptx);
 
-// [A-Za-z_][A-Za-z0-9_]* and not a C++ keyword.
-bool is_cpp_identifier(const std::string& s);
-
 // A C++ string literal of `s`: printable ASCII kept, everything else as octal escapes.
 std::string cpp_string_literal(const std::string& s);
 

@@ -2,11 +2,11 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <initializer_list>
 #include <map>
 #include <sstream>
 
 #include "ktune/bake.hpp"
+#include "ktune/baked_names.hpp"
 #include "ktune/error.hpp"
 
 namespace ktune {
@@ -14,32 +14,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kKeywords[] = {
-    "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case",
-    "catch", "char", "char8_t", "char16_t", "char32_t", "class", "compl", "concept", "const",
-    "consteval", "constexpr", "constinit", "const_cast", "continue", "co_await", "co_return",
-    "co_yield", "decltype", "default", "delete", "do", "double", "dynamic_cast", "else", "enum",
-    "explicit", "export", "extern", "false", "float", "for", "friend", "goto", "if", "inline", "int",
-    "long", "mutable", "namespace", "new", "noexcept", "not", "not_eq", "nullptr", "operator", "or",
-    "or_eq", "private", "protected", "public", "register", "reinterpret_cast", "requires", "return",
-    "short", "signed", "sizeof", "static", "static_assert", "static_cast", "struct", "switch",
-    "template", "this", "thread_local", "throw", "true", "try", "typedef", "typeid", "typename",
-    "union", "unsigned", "using", "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq",
-    "final", "override", "import", "module"};
-
 void require_identifier(const std::string& s, const std::string& what) {
   if (!is_cpp_identifier(s))
     throw Error("ktune bake: " + what + " " + cpp_string_literal(s.substr(0, 60)) +
                 " is not a C++ identifier ([A-Za-z_][A-Za-z0-9_]*, not a keyword); rename it");
-}
-
-// Names the generated header declares beside the fields: a field of the same name would not
-// compile (Config::of, Key::values(), the int64_t of every field; Config names its own type).
-void require_free(const std::string& s, const std::string& what, std::initializer_list<const char*> taken) {
-  for (const char* t : taken)
-    if (s == t)
-      throw Error("ktune bake: " + what + " " + cpp_string_literal(s) +
-                  " clashes with a name of the generated header; rename it");
 }
 
 bool is_config_id(const std::string& s) {
@@ -99,16 +77,6 @@ std::string parse_arch(const std::string& arch, int& major, int& minor, bool& sp
 
 }  // namespace
 
-bool is_cpp_identifier(const std::string& s) {
-  if (s.empty() || s.size() > 200) return false;
-  if (!(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
-  for (char c : s)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
-  for (const char* k : kKeywords)
-    if (s == k) return false;
-  return true;
-}
-
 std::string cpp_string_literal(const std::string& s) {
   std::string out = "\"";
   char buf[8];
@@ -130,15 +98,15 @@ BakeSources emit_bake(const BakePlan& plan, const Manifest& m, const fs::path& c
   require_identifier(m.kernel, "the kernel name");
   require_identifier(m.entry, "the kernel entry");
   std::vector<std::string> params;
+  auto require_bakeable = [](const std::string& name, const std::string& what, bool key_dimension) {
+    const std::string why = unbakeable_name(name, key_dimension);
+    if (!why.empty()) throw Error("ktune bake: " + what + " " + cpp_string_literal(name.substr(0, 60)) + " " + why + "; rename it");
+  };
   for (const auto& p : m.spec.parameters) {
-    require_identifier(p.name, "parameter");
-    require_free(p.name, "parameter", {"of", "Config", "int64_t"});
+    require_bakeable(p.name, "parameter", false);
     params.push_back(p.name);
   }
-  for (const auto& d : plan.key_dims) {
-    require_identifier(d, "key dimension");
-    require_free(d, "key dimension", {"values", "int64_t"});
-  }
+  for (const auto& d : plan.key_dims) require_bakeable(d, "key dimension", true);
   int cubin_major = 0, cubin_minor = 0;
   bool specific = false;
   parse_arch(m.compile.arch, cubin_major, cubin_minor, specific);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "ktune/baked_names.hpp"
 #include "ktune/config_id.hpp"
 #include "ktune/parameter.hpp"
 #include "ktune/text.hpp"
@@ -53,6 +54,9 @@ Plan make_plan(const PlanRequest& r) {
   m.compile = r.compile;
   m.spec.name = r.kernel;
   Space space = build_space(r, m.spec.parameters);
+  for (const auto& p : m.spec.parameters)
+    if (std::string why = unbakeable_name(p.name, false); !why.empty())
+      throw Error("PARAMS: parameter '" + p.name + "' " + why + ", so the generated header cannot name it; rename the parameter");
   m.spec.constraints = r.constraints;
   m.product = space.product();
 
@@ -110,7 +114,12 @@ Plan make_plan(const PlanRequest& r) {
       throw Error("KEYS: key " + std::to_string(i + 1) + ": " + e.what());
     }
     if (key.empty()) throw Error("KEYS: key " + std::to_string(i + 1) + " is empty; write e.g. \"N=4096\"");
-    for (const auto& [name, value] : key) check_parameter_name(name, "KEYS: key " + std::to_string(i + 1));
+    for (const auto& [name, value] : key) {
+      check_parameter_name(name, "KEYS: key " + std::to_string(i + 1));
+      if (std::string why = unbakeable_name(name, true); !why.empty())
+        throw Error("KEYS: key " + std::to_string(i + 1) + ": dimension '" + name + "' " + why +
+                    ", so the generated header cannot name it; rename the dimension");
+    }
     // Compared sorted; stored in the order key 1 declares its dimensions (the order of
     // the generated Key struct's fields).
     auto sorted = [](std::vector<Assignment> k) {
