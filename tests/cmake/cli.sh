@@ -3,7 +3,8 @@
 # input or failed work with one message naming the file, 2 for a bad command line; with
 # --json, stdout is one JSON document, and without it human text. Every subcommand that
 # prints a summary is run with --json on small inputs: a planned manifest and the sgemm
-# DB shipped in generated/ (exported as T4, imported, merged, replayed, reported).
+# DB shipped in generated/ (exported as T4, imported, merged, replayed, reported), and a
+# bake of that manifest with its DEFAULT compiled (nvcc and Ninja).
 # usage: cli.sh <ktune source> <ktune tool> <work dir>
 set -euo pipefail
 root=$1 tool=$2 work=$3
@@ -63,6 +64,23 @@ json gpu gpu
 [[ $(field gpu '"gpu" in d and (d["gpu"] is None) == ("why" in d)') == True ]] || fail "gpu --json: $(field gpu d)"
 not_json gpu
 echo "ok: space, cubins and gpu print JSON with --json and text without"
+
+# bake: the same space compiled on demand; Ninja compiles its DEFAULT (the one cubin a bake
+# needs), and the bake, with no DB, bakes the DEFAULT alone.
+"$tool" plan --kernel k --source "$work/k.cu" --out-dir "$work/kd" --param "A=1,2,4" --param "B=1..3" \
+  --where "A * B <= 6" --nvcc="$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)" --arch=90 --eager-limit 1 >/dev/null || fail "ktune plan (on demand)"
+default_record=$(python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(sys.argv[2] + "/records/" + d["default_id"] + ".json")' \
+  "$work/kd/manifest.json" "$work/kd")
+ninja -f "$work/kd/on_demand.ninja" "$default_record" >"$work/kd.ninja.log" || { cat "$work/kd.ninja.log"; fail "compiling the DEFAULT"; }
+json bake bake --manifest "$work/kd/manifest.json" --out-dir "$work/baked"
+[[ $(field bake 'd["kernel"], d["tables"], d["files"]["header"].endswith("include/ktune_k.hpp")') == "('k', [], True)" ]] ||
+  fail "bake --json: $(field bake d)"
+cmp <(python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); del d["files"]; print(json.dumps(d, sort_keys=True))' "$work/bake.json") \
+  <(python3 -c 'import json, sys; print(json.dumps(json.load(open(sys.argv[1])), sort_keys=True))' "$work/baked/bake.json") ||
+  fail "bake --json differs from the bake.json it wrote"
+not_json bake --manifest "$work/kd/manifest.json" --out-dir "$work/baked"
+expect_exit 2 bake --manifest "$work/kd/manifest.json" --out-dir "$work/baked" --json --quiet
+echo "ok: bake prints bake.json's content with --json and text without; --json with --quiet is a bad command line"
 
 db=$root/generated/sgemm/NVIDIA_H200.json
 key=K=1024,M=1024,N=1024

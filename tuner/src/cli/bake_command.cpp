@@ -1,6 +1,7 @@
-// `ktune bake --manifest M --out-dir DIR [--db-dir D]... [--ptx FILE]`: writes the generated
-// header and data source that carry a kernel's tuned configs into the user's binary, and
-// bake.json saying what was used. Prints one line: which GPUs' tables, or DEFAULT only.
+// `ktune bake --manifest M --out-dir DIR [--db-dir D]... [--ptx FILE] [--json]`: writes the
+// generated header and data source that carry a kernel's tuned configs into the user's
+// binary, and bake.json saying what was used. Prints one line: which GPUs' tables, or
+// DEFAULT only; with --json, the files written and bake.json's content.
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -25,6 +26,7 @@ struct BakeOptions {
   std::string ninja = "ninja";
   unsigned jobs = 1;
   bool quiet = false;
+  bool json = false;
 };
 
 // GPU names and paths come from DB files: control bytes (a newline, a terminal escape)
@@ -97,9 +99,17 @@ void run(const BakeOptions& o) {
   BakeSources sources = emit_bake(plan, m, kernel_dir / "cubins", ptx);
 
   const fs::path out = o.out_dir;
-  write_file_atomic(out / "include" / ("ktune_" + m.kernel + ".hpp"), sources.header);
-  write_file_atomic(out / ("ktune_" + m.kernel + "_baked.cpp"), sources.source);
+  const fs::path header = out / "include" / ("ktune_" + m.kernel + ".hpp");
+  const fs::path source = out / ("ktune_" + m.kernel + "_baked.cpp");
+  write_file_atomic(header, sources.header);
+  write_file_atomic(source, sources.source);
   write_file_atomic(out / "bake.json", plan.to_json().dump(2) + "\n");
+  if (o.json) {
+    nlohmann::json doc = plan.to_json();
+    doc["files"] = {{"header", header.string()}, {"source", source.string()}, {"bake", (out / "bake.json").string()}};
+    std::cout << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    return;
+  }
   if (o.quiet) return;
   std::cout << "ktune: " << m.kernel << ": " << one_line(plan.note) << "\n";
   for (std::size_t i = 0; i < plan.warnings.size() && i < 5; ++i)
@@ -121,7 +131,8 @@ void add_bake_command(CLI::App& app) {
   sub->add_option("--ninja", o->ninja, "Ninja, to compile the winners of kernels compiled on demand")
       ->capture_default_str();
   sub->add_option("--jobs", o->jobs, "parallel compiles for those")->capture_default_str()->check(CLI::Range(1u, 4096u));
-  sub->add_flag("--quiet", o->quiet, "print nothing");
+  auto* quiet = sub->add_flag("--quiet", o->quiet, "print nothing");
+  sub->add_flag("--json", o->json, "print bake.json's content and the files written, as JSON")->excludes(quiet);
   sub->callback([o] { run(*o); });
 }
 
