@@ -29,7 +29,7 @@
 # build makes only the DEFAULT's cubin, the tuner asks Ninja for the configs its strategy
 # proposes (compiling one batch while it measures the one before), the bake for the winners.
 # Settings (cache variables): KTUNE_CUDA_ARCH, KTUNE_COMPILE_JOBS, KTUNE_MAX_CONFIGS,
-# KTUNE_EAGER_LIMIT, KTUNE_NINJA, KTUNE_NVCC, KTUNE_HOST_TOOL, KTUNE_TUNER_LIBS, KTUNE_TUNE,
+# KTUNE_MAX_POINTS, KTUNE_EAGER_LIMIT, KTUNE_NINJA, KTUNE_NVCC, KTUNE_HOST_TOOL, KTUNE_TUNER_LIBS, KTUNE_TUNE,
 # KTUNE_DB_DIR; see docs/cmake.md.
 include_guard(GLOBAL)
 
@@ -38,6 +38,8 @@ get_filename_component(KTUNE_ROOT "${KTUNE_ROOT}" ABSOLUTE)
 
 set(KTUNE_MAX_CONFIGS 10000 CACHE STRING
     "Largest number of valid configs a kernel may have (each is a cubin to compile)")
+set(KTUNE_MAX_POINTS 1000000000 CACHE STRING
+    "Most points the enumeration of a space may visit before the configure gives up (a huge product whose constraints bind late)")
 set(KTUNE_EAGER_LIMIT 512 CACHE STRING
     "Spaces with more valid configs are compiled on demand (what the tuner's strategy proposes) instead of all in the build")
 set(KTUNE_CUDA_ARCH "" CACHE STRING
@@ -448,6 +450,10 @@ function(ktune_add_kernel name)
       endif()
     endforeach()
   endforeach()
+  if(NOT KTUNE_MAX_POINTS MATCHES "^[1-9][0-9]?[0-9]?[0-9]?[0-9]?[0-9]?[0-9]?[0-9]?[0-9]?[0-9]?[0-9]?[0-9]?[0-9]?[0-9]?[0-9]?[0-9]?[0-9]?[0-9]?$")
+    message(FATAL_ERROR "ktune: KTUNE_MAX_POINTS='${KTUNE_MAX_POINTS}' is not a positive integer of at most 18 digits; "
+                        "set e.g. -DKTUNE_MAX_POINTS=1000000000")
+  endif()
   if(NOT KTUNE_EAGER_LIMIT MATCHES "^[0-9]+$")
     message(FATAL_ERROR "ktune: KTUNE_EAGER_LIMIT='${KTUNE_EAGER_LIMIT}' is not a non-negative integer; "
                         "set e.g. -DKTUNE_EAGER_LIMIT=512")
@@ -484,7 +490,7 @@ function(ktune_add_kernel name)
 
   set(out_dir "${CMAKE_BINARY_DIR}/_ktune/${name}")
   set(plan_args --kernel "${name}" --source "${source}" --out-dir "${out_dir}" --tool "${tool}"
-                --max-configs "${max_configs}" --eager-limit "${KTUNE_EAGER_LIMIT}"
+                --max-configs "${max_configs}" --max-points "${KTUNE_MAX_POINTS}" --eager-limit "${KTUNE_EAGER_LIMIT}"
                 "--nvcc=${KTUNE_NVCC}" "--arch=${arch}")
   foreach(l IN LISTS CMAKE_CUDA_COMPILER_LAUNCHER)
     list(APPEND plan_args "--launcher=${l}")

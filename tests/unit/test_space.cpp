@@ -93,6 +93,30 @@ TEST(Space, LimitTruncates) {
   EXPECT_FALSE(small_space().enumerate(49).truncated);
 }
 
+TEST(Space, VisitLimitGivesUpOnLateBindingConstraints) {
+  // 100^3 points; a constraint on all three is checked at every one of them: 100 + 100^2 +
+  // 100^3 visits. One on A alone prunes at the first level: 100 visits, then 1 + 100 + 100^2.
+  std::vector<Parameter> params;
+  for (const char* name : {"A", "B", "C"}) {
+    Parameter p{name, {}};
+    for (int v = 1; v <= 100; ++v) p.values.push_back(v);
+    params.push_back(p);
+  }
+  const Space late(params, {"A * B * C == 6"});
+  const auto whole = late.enumerate();
+  EXPECT_FALSE(whole.gave_up);
+  EXPECT_EQ(whole.visits, 100u + 100u * 100u + 100u * 100u * 100u);
+  EXPECT_EQ(whole.size(), 9u);  // ordered triples of product 6: 3 orders of (1,1,6), 6 of (1,2,3)
+  const auto cut = late.enumerate(UINT64_MAX, 50'000);
+  EXPECT_TRUE(cut.gave_up);
+  EXPECT_EQ(cut.visits, 50'001u);
+  const Space early(params, {"A == 1", "A * B * C == 6"});
+  const auto pruned = early.enumerate(UINT64_MAX, 50'000);
+  EXPECT_FALSE(pruned.gave_up);
+  EXPECT_EQ(pruned.visits, 100u + 100u + 100u * 100u);
+  EXPECT_EQ(pruned.size(), 4u);  // (1,1,6) (1,6,1) (1,2,3) (1,3,2)
+}
+
 TEST(Space, LargeSparseSpace) {
   // 4^11 = 4,194,304 points; the first constraint alone leaves 1/64 of them.
   std::vector<Parameter> params;

@@ -20,6 +20,9 @@ struct PlanRequest {
   std::vector<std::string> keys;         // KEYS texts
   std::string entry;                     // ENTRY; "" means the kernel name
   uint64_t max_configs = 10000;
+  // The enumeration gives up after visiting this many points (KTUNE_MAX_POINTS): a huge
+  // product whose constraints bind late would otherwise hold the configure for hours.
+  uint64_t max_points = 1'000'000'000;
   // Spaces with more valid configs are compiled on demand (Manifest::on_demand).
   uint64_t eager_limit = std::numeric_limits<uint64_t>::max();
   CompileSettings compile;
@@ -34,6 +37,10 @@ struct Plan {
 // Throws Error whose message starts with the argument at fault (PARAMS, WHERE, DEFAULT,
 // MAX_CONFIGS, KEYS) and says how to fix it.
 Plan make_plan(const PlanRequest& request);
+
+// A product of parameter value counts in a message: "1,000,000" or, saturated, "more than
+// 18,446,744,073,709,551,614".
+std::string points_text(uint64_t product);
 
 // The nvcc flags that a config's values imply besides its -D macros: a parameter named
 // `maxnreg` also caps registers (-maxrregcount).

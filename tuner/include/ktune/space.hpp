@@ -19,6 +19,8 @@ struct Enumeration {
   std::vector<int64_t> values;          // rows × width
   std::vector<uint64_t> rejected_by;    // points each constraint removed (first to fail)
   bool truncated = false;               // stopped after more than the limit was found
+  bool gave_up = false;                 // stopped after visiting more than max_visits points
+  uint64_t visits = 0;                  // points visited: every value bound, at every depth
 
   std::size_t size() const { return width ? values.size() / width : 0; }
   std::span<const int64_t> row(std::size_t i) const {
@@ -40,8 +42,10 @@ class Space {
   uint64_t product() const;
 
   // Every valid config, each constraint evaluated as soon as its parameters are bound.
-  // Stops once more than `limit` configs are found (truncated = true).
-  Enumeration enumerate(uint64_t limit = UINT64_MAX) const;
+  // Stops once more than `limit` configs are found (truncated = true), or once more than
+  // `max_visits` points (partial or whole) were visited (gave_up = true): a huge product
+  // whose constraints bind late is visited almost point by point.
+  Enumeration enumerate(uint64_t limit = UINT64_MAX, uint64_t max_visits = UINT64_MAX) const;
 
   // Points of the product that constraint `c` alone excludes, counted over the product
   // of its own parameters; nullopt when that product exceeds `max_evaluations`.

@@ -43,6 +43,10 @@ std::vector<std::string> hint_flags(const std::vector<Parameter>& params,
   return flags;
 }
 
+std::string points_text(uint64_t product) {
+  return product == UINT64_MAX ? "more than " + with_thousands(UINT64_MAX - 1) : with_thousands(product);
+}
+
 Plan make_plan(const PlanRequest& r) {
   Plan plan;
   Manifest& m = plan.manifest;
@@ -62,14 +66,37 @@ Plan make_plan(const PlanRequest& r) {
 
   Enumeration valid;
   try {
-    valid = space.enumerate(r.max_configs);
+    valid = space.enumerate(r.max_configs, r.max_points);
   } catch (const EvalError& e) {
     throw Error(std::string("WHERE: ") + e.what() + "; guard the division, e.g. \"B != 0 and A % B == 0\"");
+  }
+  if (valid.gave_up) {
+    // Name the constraint that binds latest: the one whose own parameters span the most points.
+    std::string why;
+    uint64_t widest = 0;
+    for (std::size_t c = 0; c < r.constraints.size(); ++c) {
+      uint64_t own = 1;
+      std::string names;
+      for (int slot : space.constraints()[c].slots()) {
+        const uint64_t n = space.parameters()[slot].values.size();
+        own = own > UINT64_MAX / n ? UINT64_MAX : own * n;
+        names += (names.empty() ? "" : ", ") + space.names()[slot];
+      }
+      if (own > widest) {
+        widest = own;
+        why = ": constraint " + std::to_string(c + 1) + " \"" + r.constraints[c] + "\" is checked only once " + names +
+              " are all bound";
+      }
+    }
+    throw Error("WHERE: the space has " + points_text(m.product) + " points and the constraints prune too few of them" +
+                why + "; more than " + with_thousands(r.max_points) +
+                " points were visited before the enumeration ended. Narrow PARAMS, split constraints so that each "
+                "names fewer parameters (each is checked as soon as its own are bound), or raise -DKTUNE_MAX_POINTS=N");
   }
   plan.rejected_by = valid.rejected_by;
   if (valid.truncated)
     throw Error("MAX_CONFIGS: the space has more than " + with_thousands(r.max_configs) +
-                " valid configs (of " + with_thousands(m.product) +
+                " valid configs (of " + points_text(m.product) +
                 " points), each a cubin to compile; tighten WHERE or PARAMS, or raise the "
                 "limit with MAX_CONFIGS (per kernel) or -DKTUNE_MAX_CONFIGS=N");
   if (valid.size() == 0) {
@@ -84,7 +111,7 @@ Plan make_plan(const PlanRequest& r) {
               "\" alone excludes " + with_thousands(excluded) + " of them";
       }
     }
-    throw Error("WHERE: the space is empty: none of its " + with_thousands(m.product) +
+    throw Error("WHERE: the space is empty: none of its " + points_text(m.product) +
                 " points satisfies every constraint" + why +
                 ". Loosen the constraints or widen the parameters.");
   }

@@ -25,6 +25,8 @@ void run(PlanOptions& o) {
                 "a C++ namespace, so use letters, digits and '_'");
   if (o.request.max_configs == 0)
     throw Error("MAX_CONFIGS: must be a positive integer");
+  if (o.request.max_points == 0)
+    throw Error("KTUNE_MAX_POINTS: must be a positive integer");
 
   Plan plan = make_plan(o.request);
   std::filesystem::path dir = o.out_dir;
@@ -39,7 +41,7 @@ void run(PlanOptions& o) {
   if (plan.manifest.on_demand) write_file_if_changed(dir / "on_demand.ninja", ninja_edges(plan.manifest, dir, tool));
 
   const Manifest& m = plan.manifest;
-  std::cout << m.kernel << ": " << m.configs.size() << " configs of " << m.product << " points";
+  std::cout << m.kernel << ": " << m.configs.size() << " configs of " << points_text(m.product) << " points";
   std::string def;
   for (const auto& [n, v] : m.spec.default_config) def += " " + n + "=" + std::to_string(v);
   std::cout << "; default" << def << (plan.default_chosen ? " (no DEFAULT given: the first valid config)" : "");
@@ -66,6 +68,8 @@ void add_plan_command(CLI::App& app) {
   sub->add_option("--key", r.keys, "a key (KEYS), once each");
   sub->add_option("--entry", r.entry, "the kernel's extern \"C\" function (default: the kernel name)");
   sub->add_option("--max-configs", r.max_configs, "refuse spaces with more valid configs");
+  sub->add_option("--max-points", r.max_points,
+                  "give up enumerating a space after visiting this many points")->capture_default_str();
   sub->add_option("--eager-limit", r.eager_limit,
                   "compile spaces with more valid configs on demand (default: never)");
   sub->add_option("--launcher", r.compile.launcher, "compiler launcher argument (e.g. ccache), once each");

@@ -117,7 +117,7 @@ int Space::first_violated(std::span<const int64_t> values) const {
   return -1;
 }
 
-Enumeration Space::enumerate(uint64_t limit) const {
+Enumeration Space::enumerate(uint64_t limit, uint64_t max_visits) const {
   const std::size_t n = parameters_.size();
   Enumeration result;
   result.width = n;
@@ -155,6 +155,10 @@ Enumeration Space::enumerate(uint64_t limit) const {
       continue;
     }
     values[order[d]] = p.values[pos[d]];
+    if (++result.visits > max_visits) {
+      result.gave_up = true;
+      break;
+    }
     bool ok = true;
     for (int c : checks[d]) {
       bool holds;
