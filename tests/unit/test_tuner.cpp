@@ -615,6 +615,32 @@ TEST_F(TunerTest, FailuresAreReportedWithTheirReasons) {
   EXPECT_NE(reason_of["resource"].find("shared memory"), std::string::npos);
 }
 
+// A compile record cut short (a disk that filled, a crash mid-write) is not read as the
+// config's own compile error: the reason names the record and the fix, and every other
+// config is measured as before. Nothing is recorded for it, so a rebuild retries it.
+TEST_F(TunerTest, DamagedCompileRecordIsNamedNotBlamedOnTheConfig) {
+  const Manifest m = make_kernel(kernel_dir(), {"MODE=0", "T=1..4"}, {}, "MODE=0 T=1");
+  const ManifestConfig& damaged = m.configs.back();
+  const fs::path record = kernel_dir() / damaged.record();
+  const std::string whole = file_text(record);
+  std::ofstream(record, std::ios::trunc) << whole.substr(0, whole.size() / 2);
+  TuneOptions o = options_for(kernel_dir());
+  o.keys = {{{"N", 1000}}};
+  ASSERT_EQ(tune(o), 0);
+  const json key = read_json(o.summary_out)["keys"][0];
+  ASSERT_EQ(key["failures"].size(), 1u) << key.dump(1);
+  const std::string reason = key["failures"][0]["reason"];
+  EXPECT_EQ(key["failures"][0]["status"], "compile-failed");
+  EXPECT_EQ(key["failures"][0]["id"], damaged.id);
+  EXPECT_NE(reason.find("no usable compile record: " + record.string()), std::string::npos) << reason;
+  EXPECT_NE(reason.find("delete it and build again"), std::string::npos) << reason;
+  EXPECT_EQ(reason.find("did not compile"), std::string::npos) << reason;
+  EXPECT_EQ(key["measured_now"], 3);
+  for (const auto& f : fs::recursive_directory_iterator(o.db_dir))
+    if (f.is_regular_file())
+      EXPECT_EQ(file_text(f.path()).find(damaged.id), std::string::npos) << f.path() << ": kept as a result";
+}
+
 // `ktune report` on a DB the tuner just wrote: the table names each key's winner and its
 // speedup over the DEFAULT, and gnuplot draws every plot (best so far by evaluations and by
 // time, time per parameter value, speedups) as PNG.

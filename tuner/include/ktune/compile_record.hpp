@@ -22,6 +22,9 @@ struct CompileRecord {
 
   nlohmann::json to_json() const;
   static CompileRecord from_json(const nlohmann::json& doc, const std::string& origin);
+  // Reads and checks the record at `path`. Throws Error naming it, and the fix (delete it
+  // and build again), when it is missing, not JSON or not a valid record.
+  static CompileRecord read(const std::filesystem::path& path);
 };
 
 struct CompileJob {

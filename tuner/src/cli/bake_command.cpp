@@ -42,7 +42,7 @@ bool compiled_ok(const std::filesystem::path& kernel_dir, const ManifestConfig& 
   const auto record = kernel_dir / c.record();
   std::error_code ec;
   return std::filesystem::exists(record, ec) &&
-         CompileRecord::from_json(read_json_file(record), record.string()).status == "ok";
+         CompileRecord::read(record).status == "ok";
 }
 
 // The configs a table launches: each key's best and the common best.

@@ -36,7 +36,7 @@ void run(const CubinsOptions& o) {
       ++missing;
       continue;
     }
-    CompileRecord r = CompileRecord::from_json(read_json_file(record_path), record_path.string());
+    CompileRecord r = CompileRecord::read(record_path);
     cpu += r.cpu_s;
     wall += r.wall_s;
     if (r.status == "ok") {

@@ -232,7 +232,7 @@ void run(const TuneT1Options& o) {
   for (const auto* c : wanted) {
     bool compiled = false;
     try {
-      compiled = CompileRecord::from_json(read_json_file(p.kernel_dir / c->record()), c->record()).status == "ok";
+      compiled = CompileRecord::read(p.kernel_dir / c->record()).status == "ok";
     } catch (const Error&) {
     }
     compiled ? ++ok : ++failed;

@@ -205,17 +205,17 @@ json tune_group(const TuneOptions& o, const Manifest& m, GpuPool& pool, const Fi
         return finish(index, *known, false);
       }
       CompileRecord record;
-      bool compiled = false;
+      Measurement failed;
+      failed.status = Status::CompileFailed;
       try {
-        record = CompileRecord::from_json(read_json_file(kernel_dir / c.record()), c.record());
-        compiled = record.status == "ok";
+        record = CompileRecord::read(kernel_dir / c.record());
       } catch (const Error& e) {
-        record.log = e.what();
-        if (on_demand) record.log += " (Ninja's output: " + on_demand->log().string() + ")";
+        // Missing (the compile never ran) or damaged: not a compile error of the config's own.
+        failed.message = std::string("no usable compile record: ") + e.what();
+        if (on_demand) failed.message += " (Ninja's output: " + on_demand->log().string() + ")";
+        return finish(index, failed, false);
       }
-      if (!compiled) {
-        Measurement failed;
-        failed.status = Status::CompileFailed;
+      if (record.status != "ok") {
         const std::string why = first_error_line(record.log);
         failed.message = "did not compile" + (why.empty() ? std::string() : ": " + why) + "; log: " + record.log;
         return finish(index, failed, false);
