@@ -4,6 +4,8 @@
 // file, before anything is written; odd text in names and labels is harmless.
 #include <gtest/gtest.h>
 
+#include <iostream>
+
 #include <zlib.h>
 
 #include "checks.hpp"
@@ -173,6 +175,21 @@ TEST(KernelTunerCacheFaultsBaseline, DamagedGzipIsRefused) {
     write(file, bytes);
     check_cache(tmp, file, Expect::Refused);
   }
+}
+
+// A gzip bomb: 100 gzip members of 1 MiB of spaces each, 450 KB that inflate to
+// 100 MiB. Refused by its ratio once past 64 MiB, well before the 2 GiB cap.
+TEST(KernelTunerCacheFaultsBaseline, GzipBombIsRefusedByItsRatio) {
+  TempDir tmp("ktune_kt_cache_faults");
+  const std::string member = gzipped(std::string(std::size_t{1} << 20, ' '));
+  std::string bomb;
+  for (int i = 0; i < 100; ++i) bomb += member;
+  const fs::path file = tmp.path() / "bomb.json.gz";
+  write(file, bomb);
+  check_cache(tmp, file, Expect::Refused);
+  const ToolRun simulate = ktune(tmp, {"simulate", "--cache", file.string(), "--budget", "2", "--seed", "1"});
+  EXPECT_NE(simulate.err.find("a gzip bomb"), std::string::npos) << simulate.err;
+  std::cout << "gzip bomb of " << bomb.size() << " bytes: " << simulate.err;
 }
 
 class T4Faults : public testing::TestWithParam<Fault> {};
