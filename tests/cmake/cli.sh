@@ -57,6 +57,11 @@ echo 'extern "C" __global__ void k() {}' >"$work/k.cu"
 json space space "$work/k/manifest.json"
 [[ $(field space 'd["product"], d["valid"], d["kind"]') == "(9, 7, 'manifest')" ]] || fail "space --json: $(field space d)"
 not_json space "$work/k/manifest.json"
+# 3 + 9 visits: --max-points 11 gives up, naming the constraint, --max-points 12 does not.
+expect_exit 1 space "$work/k/manifest.json" --max-points 11
+grep -qF 'constraint 1 "A * B <= 6" is checked only once A, B are all bound' "$work/err.txt" || { cat "$work/err.txt"; fail "space --max-points"; }
+expect_exit 0 space "$work/k/manifest.json" --max-points 12
+expect_exit 2 space "$work/k/manifest.json" --max-points 0
 json cubins cubins "$work/k/manifest.json"
 [[ $(field cubins 'd["configs"], d["not_built"], d["compiled"]') == "(7, 7, 0)" ]] || fail "cubins --json: $(field cubins d)"
 not_json cubins "$work/k/manifest.json"

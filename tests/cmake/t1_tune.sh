@@ -109,6 +109,11 @@ says "$work/bad2.txt" "KernelSpecification.Language \"OpenCL\" is not supported;
 expect 1 "$work/bad3.txt" tune --t1 "$work/nofile/spec.T1.json" --out "$work/bad" --arch 90
 says "$work/bad3.txt" "KernelSpecification.KernelFile \"elsewhere.cu\" not found"
 says "$work/bad3.txt" "pass --source KERNEL.cu"
+expect 1 "$work/bad5.txt" tune --t1 "$spec" --out "$work/bad5" --arch 90 --max-points 5
+says "$work/bad5.txt" "ktune: error: $spec: ConfigurationSpace: the space has 12 points"
+says "$work/bad5.txt" "more than 5 points were visited before the enumeration ended"
+says "$work/bad5.txt" "raise --max-points"
+[[ ! -e $work/bad5 ]] || fail "--max-points: something was written"
 expect 1 "$work/bad4.txt" tune --t1 "$work/broken/spec.T1.json" --out "$work/broken/out" --arch 90 --budget 2
 says "$work/bad4.txt" "ktune: error: scaled_sum: the Default config (block_size_x=128 tile_size_x=1 bug=1) did not compile: "
 says "$work/bad4.txt" "deliberately broken"

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ktune/manifest.hpp"
+#include "ktune/space.hpp"
 
 namespace ktune {
 
@@ -41,6 +42,10 @@ Plan make_plan(const PlanRequest& request);
 // A product of parameter value counts in a message: "1,000,000" or, saturated, "more than
 // 18,446,744,073,709,551,614".
 std::string points_text(uint64_t product);
+
+// Why an enumeration gave up after `max_points` visits (Enumeration::gave_up): the product,
+// and the constraint that binds latest, for an error message.
+std::string gave_up_text(const Space& space, uint64_t max_points);
 
 // The nvcc flags that a config's values imply besides its -D macros: a parameter named
 // `maxnreg` also caps registers (-maxrregcount).

@@ -31,6 +31,7 @@ struct T1PlanRequest {
   std::optional<double> atol, rtol;                 // output tolerance; default: by element type
   std::string save_arguments;                       // where the harness writes the arrays; "": nowhere
   uint64_t max_configs = 10000;
+  uint64_t max_points = 1'000'000'000;  // the enumeration gives up after visiting this many
 };
 
 struct T1Plan {

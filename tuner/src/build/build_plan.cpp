@@ -47,6 +47,28 @@ std::string points_text(uint64_t product) {
   return product == UINT64_MAX ? "more than " + with_thousands(UINT64_MAX - 1) : with_thousands(product);
 }
 
+std::string gave_up_text(const Space& space, uint64_t max_points) {
+  // Name the constraint that binds latest: the one whose own parameters span the most points.
+  std::string why;
+  uint64_t widest = 0;
+  for (std::size_t c = 0; c < space.constraints().size(); ++c) {
+    uint64_t own = 1;
+    std::string names;
+    for (int slot : space.constraints()[c].slots()) {
+      const uint64_t n = space.parameters()[slot].values.size();
+      own = own > UINT64_MAX / n ? UINT64_MAX : own * n;
+      names += (names.empty() ? "" : ", ") + space.names()[slot];
+    }
+    if (own > widest) {
+      widest = own;
+      why = ": constraint " + std::to_string(c + 1) + " \"" + space.constraints()[c].text() +
+            "\" is checked only once " + names + " are all bound";
+    }
+  }
+  return "the space has " + points_text(space.product()) + " points and the constraints prune too few of them" + why +
+         "; more than " + with_thousands(max_points) + " points were visited before the enumeration ended";
+}
+
 Plan make_plan(const PlanRequest& r) {
   Plan plan;
   Manifest& m = plan.manifest;
@@ -70,29 +92,10 @@ Plan make_plan(const PlanRequest& r) {
   } catch (const EvalError& e) {
     throw Error(std::string("WHERE: ") + e.what() + "; guard the division, e.g. \"B != 0 and A % B == 0\"");
   }
-  if (valid.gave_up) {
-    // Name the constraint that binds latest: the one whose own parameters span the most points.
-    std::string why;
-    uint64_t widest = 0;
-    for (std::size_t c = 0; c < r.constraints.size(); ++c) {
-      uint64_t own = 1;
-      std::string names;
-      for (int slot : space.constraints()[c].slots()) {
-        const uint64_t n = space.parameters()[slot].values.size();
-        own = own > UINT64_MAX / n ? UINT64_MAX : own * n;
-        names += (names.empty() ? "" : ", ") + space.names()[slot];
-      }
-      if (own > widest) {
-        widest = own;
-        why = ": constraint " + std::to_string(c + 1) + " \"" + r.constraints[c] + "\" is checked only once " + names +
-              " are all bound";
-      }
-    }
-    throw Error("WHERE: the space has " + points_text(m.product) + " points and the constraints prune too few of them" +
-                why + "; more than " + with_thousands(r.max_points) +
-                " points were visited before the enumeration ended. Narrow PARAMS, split constraints so that each "
-                "names fewer parameters (each is checked as soon as its own are bound), or raise -DKTUNE_MAX_POINTS=N");
-  }
+  if (valid.gave_up)
+    throw Error("WHERE: " + gave_up_text(space, r.max_points) +
+                ". Narrow PARAMS, split constraints so that each names fewer parameters (each is checked as soon as "
+                "its own are bound), or raise -DKTUNE_MAX_POINTS=N");
   plan.rejected_by = valid.rejected_by;
   if (valid.truncated)
     throw Error("MAX_CONFIGS: the space has more than " + with_thousands(r.max_configs) +

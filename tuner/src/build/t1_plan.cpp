@@ -233,10 +233,14 @@ T1Plan plan_t1(const T1PlanRequest& r) {
   }();
   Enumeration valid;
   try {
-    valid = space.enumerate(r.max_configs);
+    valid = space.enumerate(r.max_configs, r.max_points);
   } catch (const EvalError& e) {
     throw Error(origin + ": ConfigurationSpace.Conditions: " + e.what() + "; guard the division");
   }
+  if (valid.gave_up)
+    throw Error(origin + ": ConfigurationSpace: " + gave_up_text(space, r.max_points) +
+                ". Narrow the parameters' Values, split Conditions so that each names fewer parameters, or raise "
+                "--max-points");
   if (valid.truncated)
     throw Error(origin + ": the space has more than " + with_thousands(r.max_configs) +
                 " valid configs, each a cubin to compile; tighten Conditions or raise --max-configs");

@@ -1,4 +1,4 @@
-// `ktune space FILE [--json]`: size of the space a T1 spec or a ktune manifest declares.
+// `ktune space FILE [--json] [--max-points N]`: size of the space a T1 spec or a ktune manifest declares.
 #include <chrono>
 #include <iomanip>
 #include <iostream>
@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "ktune/build_plan.hpp"
 #include "ktune/manifest.hpp"
 #include "ktune/t1_spec.hpp"
 #include "ktune/text.hpp"
@@ -16,6 +17,7 @@ namespace {
 struct SpaceOptions {
   std::string file;
   bool json = false;
+  uint64_t max_points = 1'000'000'000;
 };
 
 void run(const SpaceOptions& o) {
@@ -40,7 +42,8 @@ void run(const SpaceOptions& o) {
     }
   }();
   const auto start = std::chrono::steady_clock::now();
-  Enumeration valid = space.enumerate();
+  Enumeration valid = space.enumerate(UINT64_MAX, o.max_points);
+  if (valid.gave_up) throw Error(o.file + ": " + gave_up_text(space, o.max_points) + "; raise --max-points to go on");
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
@@ -92,6 +95,9 @@ void add_space_command(CLI::App& app) {
       ->required()
       ->check(CLI::ExistingFile);
   sub->add_flag("--json", options->json, "print the summary as JSON: {\"product\": P, \"valid\": V, ...}");
+  sub->add_option("--max-points", options->max_points, "give up enumerating after visiting this many points")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   sub->callback([options] { run(*options); });
 }
 

@@ -56,6 +56,7 @@ struct TuneT1Options {
   std::optional<double> atol, rtol;
   std::string save_arguments;
   uint64_t max_configs = 10000;
+  uint64_t max_points = 1'000'000'000;
   bool retune = false, compile_only = false, json = false;
   std::string gpus;  // passed to the tuner as it is: it checks the list
 };
@@ -166,6 +167,7 @@ void run(const TuneT1Options& o) {
   r.save_arguments = o.save_arguments;
   r.max_configs = o.max_configs;
   if (o.max_configs == 0) throw Error("--max-configs must be a positive integer");
+  r.max_points = o.max_points;
 
   std::string why_no_gpu;
   const Driver* driver = Driver::get_with_gpu(&why_no_gpu);
@@ -384,6 +386,9 @@ void add_tune_command(CLI::App& app) {
   sub->add_option("--ninja", o->ninja, "Ninja, which runs the compiles (default: ninja on PATH)");
   sub->add_option("--tuner", o->tuner, "the ktune-t1-tuner program (default: beside ktune)");
   sub->add_option("--max-configs", o->max_configs, "refuse spaces with more valid configs")->capture_default_str();
+  sub->add_option("--max-points", o->max_points, "give up enumerating the space after visiting this many points")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   sub->add_flag("--retune", o->retune, "measure again what the DB already has for this GPU and kernel");
   sub->add_option("--gpus", o->gpus, "GPUs to measure on, one worker each, e.g. 0,1 (default: every visible GPU; docs/tuning.md)");
   sub->add_flag("--compile-only", o->compile_only, "compile every config, then stop (exit 0, no GPU needed)");
