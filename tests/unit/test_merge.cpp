@@ -14,6 +14,7 @@
 #include "ktune/db.hpp"
 #include "ktune/error.hpp"
 #include "ktune/merge.hpp"
+#include "error_of.hpp"
 #include "temp_dir.hpp"
 #include "test_files.hpp"
 
@@ -23,6 +24,7 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 using TempDir = ktune::test_support::TempDir;
+using ktune::test_support::error_of;
 using ktune::test_support::read;
 using ktune::test_support::write;
 
@@ -83,18 +85,6 @@ std::size_t configs_in(const fs::path& path) {
   for (const auto& [digest, slot] : doc["fingerprints"].items())
     for (const auto& [key, configs] : slot["keys"].items()) n += configs.size();
   return n;
-}
-
-// The message of the Error `f` throws, or a failure.
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const ktune::Error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no ktune::Error thrown";
-  return "";
 }
 
 }  // namespace

@@ -38,7 +38,7 @@ json CompileRecord::to_json() const {
 // rewrites it only when it is missing or older than its inputs, so the fix for a damaged
 // one is to delete it.
 namespace {
-const std::string kFix = "; delete it and build again to recompile that config";
+constexpr const char* kFix = "; delete it and build again to recompile that config";
 }
 
 CompileRecord CompileRecord::read(const std::filesystem::path& path) {
@@ -47,14 +47,13 @@ CompileRecord CompileRecord::read(const std::filesystem::path& path) {
     doc = read_json_file(path);
   } catch (const Error& e) {
     if (!std::filesystem::exists(path)) throw;  // not built yet: building, not deleting, is the fix
-    throw Error(e.what() + kFix);
+    throw Error(std::string(e.what()) + kFix);
   }
   return from_json(doc, path.string());
 }
 
 CompileRecord CompileRecord::from_json(const json& doc, const std::string& origin) {
-  const std::string& fix = kFix;
-  auto refuse = [&](const std::string& why) -> Error { return Error(origin + ": " + why + fix); };
+  auto refuse = [&](const std::string& why) -> Error { return Error(origin + ": " + why + kFix); };
   auto schema = doc.is_object() ? doc.find("schema") : doc.end();
   if (!doc.is_object() || schema == doc.end() || !schema->is_string() || *schema != "ktune.compile")
     throw refuse("not a ktune compile record (no \"schema\": \"ktune.compile\")");

@@ -103,9 +103,9 @@ void run(const BakeOptions& o) {
   const fs::path source = out / ("ktune_" + m.kernel + "_baked.cpp");
   write_file_atomic(header, sources.header);
   write_file_atomic(source, sources.source);
-  write_file_atomic(out / "bake.json", plan.to_json().dump(2) + "\n");
+  nlohmann::json doc = plan.to_json();
+  write_file_atomic(out / "bake.json", doc.dump(2) + "\n");
   if (o.json) {
-    nlohmann::json doc = plan.to_json();
     doc["files"] = {{"header", header.string()}, {"source", source.string()}, {"bake", (out / "bake.json").string()}};
     std::cout << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return;
