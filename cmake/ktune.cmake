@@ -26,10 +26,11 @@
 # the DEFAULT only) as generated C++: library ktune::<name> (header ktune_<name>.hpp)
 # launches the config chosen for the GPU it runs on and the key.
 # A space with more valid configs than KTUNE_EAGER_LIMIT is compiled on demand instead: the
-# build makes only the DEFAULT's cubin, the tuner asks Ninja for the configs its strategy
-# proposes (compiling one batch while it measures the one before), the bake for the winners.
+# build makes only the DEFAULT's cubin; the tuner compiles the configs its strategy proposes
+# in its own pool of KTUNE_COMPILE_JOBS (a new proposal whenever a compile ends, each cubin
+# measured as soon as it exists), the bake the winners.
 # Settings (cache variables): KTUNE_CUDA_ARCH, KTUNE_COMPILE_JOBS, KTUNE_MAX_CONFIGS,
-# KTUNE_MAX_POINTS, KTUNE_EAGER_LIMIT, KTUNE_NINJA, KTUNE_NVCC, KTUNE_HOST_TOOL, KTUNE_TUNER_LIBS, KTUNE_TUNE,
+# KTUNE_MAX_POINTS, KTUNE_EAGER_LIMIT, KTUNE_NVCC, KTUNE_HOST_TOOL, KTUNE_TUNER_LIBS, KTUNE_TUNE,
 # KTUNE_DB_DIR; see docs/cmake.md.
 include_guard(GLOBAL)
 
@@ -74,27 +75,6 @@ endif()
 set_property(GLOBAL APPEND PROPERTY JOB_POOLS "ktune_nvcc=${KTUNE_COMPILE_JOBS}")
 
 # --- the toolchain ---------------------------------------------------------------------
-
-# Ninja runs on-demand kernels' compiles (its own file per kernel, whatever the generator).
-function(_ktune_find_ninja where)
-  if(KTUNE_NINJA)
-    if(NOT EXISTS "${KTUNE_NINJA}" OR IS_DIRECTORY "${KTUNE_NINJA}")
-      message(FATAL_ERROR "${where}: KTUNE_NINJA=${KTUNE_NINJA} does not exist; the space is compiled on "
-                          "demand, which needs Ninja: set KTUNE_NINJA to its full path, or unset it to search PATH")
-    endif()
-    return()
-  endif()
-  if(CMAKE_GENERATOR MATCHES "Ninja")
-    set(KTUNE_NINJA "${CMAKE_MAKE_PROGRAM}" CACHE FILEPATH "Ninja, for kernels compiled on demand")
-    return()
-  endif()
-  find_program(KTUNE_NINJA NAMES ninja ninja-build DOC "Ninja, for kernels compiled on demand")
-  if(NOT KTUNE_NINJA)
-    message(FATAL_ERROR "${where}: the space is larger than KTUNE_EAGER_LIMIT (${KTUNE_EAGER_LIMIT}), so its "
-                        "configs are compiled on demand, which needs Ninja; install it (Debian: ninja-build), "
-                        "set -DKTUNE_NINJA=/path/to/ninja, or raise -DKTUNE_EAGER_LIMIT")
-  endif()
-endfunction()
 
 function(_ktune_find_nvcc)
   if(KTUNE_NVCC)
@@ -517,6 +497,9 @@ function(ktune_add_kernel name)
   if(DEFINED arg_ENTRY)
     list(APPEND plan_args "--entry=${arg_ENTRY}")
   endif()
+  if(DEFINED arg_HARNESS)
+    list(APPEND plan_args --tuned ${search_args})
+  endif()
   execute_process(COMMAND "${tool}" plan ${plan_args} RESULT_VARIABLE rc
                   OUTPUT_VARIABLE out ERROR_VARIABLE err OUTPUT_STRIP_TRAILING_WHITESPACE)
   if(NOT rc EQUAL 0)
@@ -546,36 +529,18 @@ function(ktune_add_kernel name)
   # The summary line after the cubins: how many compiled, which failed and where the logs are.
   set(cubins_args "${out_dir}/manifest.json" --out "${out_dir}/cubins.json")
   set(on_demand_args "")
-  if(_ktune_on_demand)
-    # Only the DEFAULT now; its inputs (headers included) keep this step, and the tune
-    # step after it, up to date.
-    _ktune_find_ninja("${where}")
-    set(on_demand_args --ninja "${KTUNE_NINJA}")
-    add_custom_command(
-      OUTPUT "${out_dir}/cubins.json"
-      COMMAND "${KTUNE_NINJA}" -f "${out_dir}/on_demand.ninja" "${out_dir}/records/${_ktune_default_id}.json"
-      COMMAND "${tool}" cubins ${cubins_args} --depfile "${out_dir}/deps/cubins_json.dep"
-      DEPENDS "${source}" "${out_dir}/manifest.json" "${out_dir}/on_demand.ninja"
-      DEPFILE "${out_dir}/deps/cubins_json.dep"
-      JOB_POOL ktune_nvcc
-      COMMENT "ktune: ${name} DEFAULT config (the rest is compiled on demand)"
-      VERBATIM)
-  else()
-    add_custom_command(
-      OUTPUT "${out_dir}/cubins.json"
-      COMMAND "${tool}" cubins ${cubins_args}
-      DEPENDS ${_ktune_records} "${out_dir}/manifest.json"
-      VERBATIM)
-  endif()
+  add_custom_command(
+    OUTPUT "${out_dir}/cubins.json"
+    COMMAND "${tool}" cubins ${cubins_args}
+    DEPENDS ${_ktune_records} "${out_dir}/manifest.json"
+    VERBATIM)
   add_custom_target(ktune_${name}_cubins ALL DEPENDS "${out_dir}/cubins.json")
   set_target_properties(ktune_${name}_cubins PROPERTIES
     KTUNE_MANIFEST "${out_dir}/manifest.json")
 
   set(tune_output "")
   if(DEFINED arg_HARNESS)
-    if(_ktune_on_demand)
-      list(APPEND search_args --ninja "${KTUNE_NINJA}" --compile-jobs "${KTUNE_COMPILE_JOBS}")
-    endif()
+    list(APPEND search_args --compile-jobs "${KTUNE_COMPILE_JOBS}" --max-configs "${max_configs}")
     _ktune_add_tune_step(${name} "${harness}" "${out_dir}" "${arg_KEYS}" "${search_args}")
     if(NOT KTUNE_TUNE STREQUAL "OFF")
       set(tune_output "${out_dir}/tune.json")
@@ -590,9 +555,7 @@ function(ktune_add_kernel name)
     endif()
     list(APPEND db_dirs "${dir}")
   endforeach()
-  if(_ktune_on_demand)
-    list(APPEND on_demand_args --jobs "${KTUNE_COMPILE_JOBS}")
-  endif()
+  list(APPEND on_demand_args --jobs "${KTUNE_COMPILE_JOBS}")
   _ktune_add_bake_step(${name} "${out_dir}" "${tune_output}" "${db_dirs}" "${on_demand_args}")
 endfunction()
 

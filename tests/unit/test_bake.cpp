@@ -96,11 +96,7 @@ ktune::Manifest manifest() {
   m.spec.name = "sgemm";
   m.spec.parameters = {{"TM", {64, 128}}, {"TN", {64, 128}}};
   m.spec.default_config = {{"TM", 64}, {"TN", 64}};
-  for (int64_t tm : {64, 128})
-    for (int64_t tn : {64, 128}) {
-      const std::vector<int64_t> values{tm, tn};
-      m.configs.push_back({ktune::config_id(kParamNames, values), values});
-    }
+  m.enumerate_configs();
   m.default_id = m.configs[0].id;
   m.product = 4;
   m.keys = {{{"M", 1024}, {"N", 1024}, {"K", 1024}}, {{"M", 4096}, {"N", 4096}, {"K", 4096}}};

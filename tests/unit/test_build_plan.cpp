@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
+
 #include <nlohmann/json.hpp>
 
 #include <cctype>
@@ -51,8 +54,15 @@ TEST(BuildPlan, ManifestRoundTrip) {
   auto back = ktune::Manifest::from_json(m.to_json(), "m");
   EXPECT_EQ(back.to_json(), m.to_json());
   auto doc = m.to_json();
-  EXPECT_EQ(doc["configs"][0]["cubin"], "cubins/" + m.configs[0].id + ".cubin");
-  EXPECT_EQ(doc["configs"][0]["log"], "logs/" + m.configs[0].id + ".log");
+  // A definition, not a list: the count is written, the configs are enumerated again.
+  EXPECT_EQ(doc["valid"], 117u);
+  EXPECT_FALSE(doc.contains("configs"));
+  ASSERT_EQ(back.configs.size(), 117u);
+  for (std::size_t i = 0; i < back.configs.size(); ++i) EXPECT_EQ(back.configs[i].id, m.configs[i].id);
+  EXPECT_EQ(m.configs[0].cubin(), "cubins/" + m.configs[0].id + ".cubin");
+  auto fewer = m.to_json();
+  fewer["valid"] = 116;
+  EXPECT_THROW(ktune::Manifest::from_json(fewer, "m"), ktune::Error);
   doc["schema_version"] = 99;
   EXPECT_THROW(ktune::Manifest::from_json(doc, "m"), ktune::Error);
 }
@@ -86,70 +96,31 @@ TEST(BuildPlan, AboveTheEagerLimitOnlyTheDefaultIsAnEdge) {
   EXPECT_TRUE(ktune::Manifest::from_json(m.to_json(), "m").on_demand);
   std::string text = ktune::cmake_edges(m, "/b/k", "/bin/ktune");
   EXPECT_NE(text.find("set(_ktune_on_demand TRUE)\n"), std::string::npos);
-  EXPECT_EQ(text.find("_ktune_cubin("), std::string::npos);
+  // The DEFAULT's edge alone: the tuner and the bake compile the rest.
+  EXPECT_NE(text.find("_ktune_cubin(" + m.default_id + " "), std::string::npos);
+  EXPECT_EQ(text.find("_ktune_cubin("), text.rfind("_ktune_cubin("));
 }
 
-// The ninja file's edge for a config, its variables expanded as Ninja would, runs exactly
-// cubin_command(): the two ways of building a config cannot drift apart.
-TEST(BuildPlan, NinjaEdgesRunTheSameCommandAsCmakeEdges) {
+// The build's edge (`ktune compile ... -- <nvcc command>`) and the tuner's compile pool run
+// one compiler command: the two ways of building a config cannot drift apart.
+TEST(BuildPlan, CompileJobIsTheCubinCommandsCompiler) {
   auto r = sgemm_request();
-  r.eager_limit = 10;
   r.compile.flags = {"-O3", "-DNAME=\"a b\"", "-Xptxas=-v"};
   r.compile.launcher = {"ccache"};
   r.compile.include_dirs = {"/src/my include"};
   auto m = ktune::make_plan(r).manifest;
   const std::string dir = "/b/k$1";
-  std::string text = ktune::ninja_edges(m, dir, "/bin/ktune");
-  // Ninja's reading of "name = value" lines: "$$" is "$".
-  auto unescape = [](const std::string& v) {
-    std::string out;
-    for (std::size_t i = 0; i < v.size(); ++i) {
-      out += v[i];
-      if (v[i] == '$' && i + 1 < v.size() && v[i + 1] == '$') ++i;
-    }
-    return out;
-  };
-  std::map<std::string, std::string> file_vars, edge_vars;
-  std::string command, edge_record;
-  std::istringstream in(text);
-  std::string line;
-  std::size_t edges = 0;
-  while (std::getline(in, line)) {
-    if (line.rfind("build ", 0) == 0) {
-      ++edges;
-      if (edges == 2) break;
-      continue;
-    }
-    auto eq = line.find(" = ");
-    if (eq == std::string::npos || line[0] == '#') continue;
-    std::string name = line.substr(0, eq), value = line.substr(eq + 3);
-    if (name == "  command") command = value;
-    else if (name.rfind("  ", 0) == 0 && edges == 1) edge_vars[name.substr(2)] = value;
-    else if (name[0] != ' ') file_vars[name] = value;
-  }
-  ASSERT_EQ(edges, 2u);
-  const auto& c = m.configs[0];
-  edge_vars["out"] = ktune::shell_quote(dir + "/" + c.record());
-  std::string expanded;
-  for (std::size_t i = 0; i < command.size();) {
-    if (command[i] != '$') {
-      expanded += command[i++];
-      continue;
-    }
-    std::size_t j = i + 1;
-    while (j < command.size() && (std::isalnum(static_cast<unsigned char>(command[j])) || command[j] == '_')) ++j;
-    const std::string name = command.substr(i + 1, j - i - 1);
-    if (edge_vars.count(name)) expanded += unescape(edge_vars[name]);
-    else if (file_vars.count(name)) expanded += unescape(file_vars[name]);
-    else ADD_FAILURE() << "unknown variable $" << name;
-    i = j;
-  }
-  std::string want;
-  for (const auto& a : ktune::cubin_command(m, c, dir, "/bin/ktune")) want += (want.empty() ? "" : " ") + ktune::shell_quote(a);
-  EXPECT_EQ(expanded, want);
-  EXPECT_NE(text.find("build /b/k$$1/records/" + c.id + ".json | /b/k$$1/cubins/"), std::string::npos);
-  EXPECT_NE(want.find("'-DNAME=\"a b\"'"), std::string::npos) << want;
-  EXPECT_NE(want.find("ccache nvcc -cubin -arch=sm_90"), std::string::npos) << want;
+  const auto c = m.configs[3];
+  const auto job = ktune::compile_job(m, c, dir);
+  const auto command = ktune::cubin_command(m, c, dir, "/bin/ktune");
+  const auto dashes = std::find(command.begin(), command.end(), "--");
+  ASSERT_NE(dashes, command.end());
+  EXPECT_EQ(std::vector<std::string>(dashes + 1, command.end()), job.command);
+  EXPECT_EQ(job.record, std::filesystem::path(dir) / c.record());
+  EXPECT_EQ(job.cubin, std::filesystem::path(dir) / c.cubin());
+  EXPECT_EQ(job.command[0], "ccache");
+  EXPECT_EQ(job.command[1], "nvcc");
+  EXPECT_NE(std::find(job.command.begin(), job.command.end(), "-DNAME=\"a b\""), job.command.end());
 }
 
 TEST(BuildPlan, ShellQuote) {
@@ -165,9 +136,7 @@ TEST(BuildPlan, CommandsRefuseLineBreaksAndSemicolons) {
   r.compile.flags = {"-DX=1\nrm -rf /"};
   auto m = ktune::make_plan(r).manifest;
   EXPECT_THROW(ktune::cmake_edges(m, "/b", "/bin/ktune"), ktune::Error);
-  r.eager_limit = 1;
-  m = ktune::make_plan(r).manifest;
-  EXPECT_THROW(ktune::ninja_edges(m, "/b", "/bin/ktune"), ktune::Error);
+  EXPECT_THROW(ktune::compile_job(m, m.configs[0], "/b"), ktune::Error);
   r.compile.flags = {"-DX=1;2"};
   m = ktune::make_plan(r).manifest;
   EXPECT_THROW(ktune::cmake_edges(m, "/b", "/bin/ktune"), ktune::Error);
@@ -213,8 +182,22 @@ TEST(BuildPlan, ErrorsNameTheArgument) {
   EXPECT_NE(empty.find("constraint 3 \"TM > 1000\" alone excludes 144 of them"), std::string::npos)
       << empty;
 
+  // MAX_CONFIGS limits what is measured whole: exhaustive search of more is refused, no
+  // strategy gets the default one within a budget, and either way the space is counted.
   r = sgemm_request();
   r.max_configs = 100;
-  EXPECT_NE(plan_error(r).find("MAX_CONFIGS: the space has more than 100 valid configs"),
-            std::string::npos);
+  r.tuned = true;
+  r.strategy = "exhaustive";
+  EXPECT_NE(plan_error(r).find("MAX_CONFIGS: exhaustive search of 117 valid configs"), std::string::npos)
+      << plan_error(r);
+  r.budget = "50";
+  EXPECT_EQ(plan_error(r), "no error");
+  r.strategy.clear();
+  r.budget.clear();
+  const auto plan = ktune::make_plan(r);
+  EXPECT_EQ(plan.search.strategy, "default");
+  EXPECT_EQ(plan.search.evaluations, std::optional<std::size_t>(117));
+  EXPECT_NE(plan.search.why.find("more than the 100 measured whole"), std::string::npos) << plan.search.why;
+  EXPECT_TRUE(plan.manifest.on_demand) << "a space larger than MAX_CONFIGS is never compiled whole";
+  EXPECT_EQ(plan.manifest.configs.size(), 117u);
 }

@@ -28,7 +28,7 @@ Idx drain(ktune::Strategy& s, std::size_t batch) {
 }  // namespace
 
 TEST(Exhaustive, DefaultFirstThenEnumerationOrder) {
-  auto s = make_exhaustive(5, 2, 0);
+  auto s = make_exhaustive(5, 2);
   EXPECT_EQ(s->name(), "exhaustive");
   EXPECT_FALSE(s->done());
   EXPECT_EQ(s->propose(100), (Idx{2, 0, 1, 3, 4}));
@@ -37,13 +37,13 @@ TEST(Exhaustive, DefaultFirstThenEnumerationOrder) {
 }
 
 TEST(Exhaustive, FirstAtEitherEnd) {
-  EXPECT_EQ(make_exhaustive(4, 0, 0)->propose(10), (Idx{0, 1, 2, 3}));
-  EXPECT_EQ(make_exhaustive(4, 3, 0)->propose(10), (Idx{3, 0, 1, 2}));
-  EXPECT_EQ(make_exhaustive(1, 0, 0)->propose(10), (Idx{0}));
+  EXPECT_EQ(make_exhaustive(4, 0)->propose(10), (Idx{0, 1, 2, 3}));
+  EXPECT_EQ(make_exhaustive(4, 3)->propose(10), (Idx{3, 0, 1, 2}));
+  EXPECT_EQ(make_exhaustive(1, 0)->propose(10), (Idx{0}));
 }
 
 TEST(Exhaustive, Batches) {
-  auto s = make_exhaustive(7, 6, 0);
+  auto s = make_exhaustive(7, 6);
   EXPECT_EQ(s->propose(3), (Idx{6, 0, 1}));
   EXPECT_FALSE(s->done());
   EXPECT_TRUE(s->propose(0).empty());
@@ -59,7 +59,7 @@ TEST(Exhaustive, EveryIndexExactlyOnce) {
       for (std::size_t batch : {1u, 4u, 1000u}) {
         SCOPED_TRACE("size=" + std::to_string(size) + " first=" + std::to_string(first) +
                      " batch=" + std::to_string(batch));
-        auto s = make_exhaustive(size, first, 42);
+        auto s = make_exhaustive(size, first, batch == 4 ? std::optional<uint64_t>(42) : std::nullopt);
         Idx all = drain(*s, batch);
         ASSERT_EQ(all.size(), size);
         EXPECT_EQ(all.front(), first);
@@ -74,20 +74,46 @@ TEST(Exhaustive, EveryIndexExactlyOnce) {
   }
 }
 
-TEST(Exhaustive, SeedDoesNotChangeTheOrder) {
-  EXPECT_EQ(make_exhaustive(9, 4, 1)->propose(9), make_exhaustive(9, 4, 999)->propose(9));
+// Without a budget the order is the enumeration's; with one (a shuffle seed) it is random,
+// the same for a seed, so that a search cut short samples the whole space.
+TEST(Exhaustive, ShuffledWhenABudgetMayCutIt) {
+  Idx plain = make_exhaustive(1000, 4)->propose(1000);
+  Idx a = make_exhaustive(1000, 4, 1)->propose(1000), b = make_exhaustive(1000, 4, 1)->propose(1000),
+      c = make_exhaustive(1000, 4, 2)->propose(1000);
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a, c);
+  EXPECT_EQ(a.front(), 4u);
+  EXPECT_NE(a, plain);
+  // The first 50 of a shuffled order spread over the space, not its first corner.
+  std::size_t above_half = 0;
+  for (std::size_t k = 1; k <= 50; ++k) above_half += a[k] >= 500;
+  EXPECT_GT(above_half, 10u);
+  EXPECT_LT(above_half, 40u);
+  std::sort(a.begin(), a.end());
+  for (std::size_t i = 0; i < a.size(); ++i) ASSERT_EQ(a[i], i);
+  // Through make_strategy: a budget below the space, or may_be_cut, shuffles.
+  static const std::vector<int64_t> rows = [] {
+    std::vector<int64_t> r;
+    for (int64_t v = 0; v < 100; ++v) r.push_back(v);
+    return r;
+  }();
+  std::vector<int64_t> values(rows.begin(), rows.end());
+  const ktune::SearchSpace space({{"X", values}}, rows);
+  EXPECT_EQ(make_strategy("exhaustive", {space, 0, 7})->propose(5), (Idx{0, 1, 2, 3, 4}));
+  EXPECT_NE(make_strategy("exhaustive", {space, 0, 7, 10})->propose(5), (Idx{0, 1, 2, 3, 4}));
+  EXPECT_NE(make_strategy("exhaustive", {space, 0, 7, std::nullopt, true})->propose(5), (Idx{0, 1, 2, 3, 4}));
 }
 
 TEST(Exhaustive, EmptySpaceIsDoneAtOnce) {
-  auto s = make_exhaustive(0, 0, 0);
+  auto s = make_exhaustive(0, 0);
   EXPECT_TRUE(s->done());
   EXPECT_TRUE(s->propose(5).empty());
 }
 
 TEST(Exhaustive, RejectsBadIndices) {
-  EXPECT_THROW(make_exhaustive(5, 5, 0), ktune::Error);
-  EXPECT_THROW(make_exhaustive(5, 100, 0), ktune::Error);
-  auto s = make_exhaustive(5, 0, 0);
+  EXPECT_THROW(make_exhaustive(5, 5), ktune::Error);
+  EXPECT_THROW(make_exhaustive(5, 100), ktune::Error);
+  auto s = make_exhaustive(5, 0);
   EXPECT_NO_THROW(s->observe({4, ktune::Status::Crashed, 0}));
   EXPECT_THROW(s->observe({5, ktune::Status::Ok, 1.0}), ktune::Error);
 }

@@ -1,5 +1,6 @@
 // `ktune tune --t1`'s preparation without compiling: the wrapper source, the manifest with
-// each config's Kernel Tuner macros, the on-demand Ninja file, the run file, its errors;
+// Kernel Tuner's macros, each config's compile command, the run file, its errors, and real
+// specs' messy Defaults;
 // and the generic harness (tuner/src/measure/t1_harness.cpp) building a key's arguments
 // and launches, with made-up device addresses instead of a GPU.
 #include <gtest/gtest.h>
@@ -10,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ktune/build_plan.hpp"
 #include "ktune/harness.hpp"
 #include "ktune/t1_plan.hpp"
 #include "temp_dir.hpp"
@@ -84,7 +86,7 @@ using ktune::test_support::error_of;
 
 }  // namespace
 
-TEST(T1Plan, WritesTheWrapperManifestNinjaFileAndRunFile) {
+TEST(T1Plan, WritesTheWrapperManifestAndRunFile) {
   TempDir dir("ktune_t1_plan");
   auto r = request(dir, write_spec(dir, spec()));
   r.compile.flags = {"-lineinfo"};
@@ -113,10 +115,12 @@ TEST(T1Plan, WritesTheWrapperManifestNinjaFileAndRunFile) {
   const std::string wrapper = read(p.kernel_dir / "scaled_sum.t1.cu");
   EXPECT_NE(wrapper.find("extern \"C\" {\n#include \"kernel.cu\"\n}"), std::string::npos) << wrapper;
   EXPECT_NE(wrapper.find("constexpr int loop_unroll_factor_0 = ktune_t1_loop_unroll_factor_0;"), std::string::npos);
-  const std::string ninja = read(p.kernel_dir / "on_demand.ninja");
-  EXPECT_NE(ninja.find("-Dblock_size_y=1 -Dblock_size_z=1 -Dkernel_tuner=1"), std::string::npos);
-  EXPECT_NE(ninja.find("-Dblock_size_x=256 -Dtile_size_x=1"), std::string::npos);
-  EXPECT_NE(ninja.find("/opt/ktune/bin/ktune"), std::string::npos);
+  // Each config's compile: its parameters, then Kernel Tuner's other macros.
+  std::string command;
+  for (const auto& a : ktune::compile_job(back, back.configs[8], p.kernel_dir).command) command += a + " ";
+  EXPECT_NE(command.find("-Dblock_size_x=256 -Dtile_size_x=1 -Dloop_unroll_factor_0=0 -Dblock_size_y=1 "
+                         "-Dblock_size_z=1 -Dkernel_tuner=1 "), std::string::npos) << command;
+  EXPECT_FALSE(fs::exists(p.kernel_dir / "on_demand.ninja")) << "the manifest is a definition, not a list";
   const auto run = ktune::T1Run::from_json(ktune::read_json_file(p.run_file), "run");
   EXPECT_EQ(run.manifest, p.manifest_path.string());
   EXPECT_EQ(fs::path(run.spec).filename(), "s.T1.json");
@@ -205,8 +209,11 @@ TEST(T1Plan, ErrorsNameTheFileTheFieldAndTheFix) {
       {[](json& d) { d["KernelSpecification"]["LocalSize"]["X"] = "64"; }, "LocalSize.X \"64\" is 64 for block_size_x=128"},
       {[](json& d) { d["ConfigurationSpace"]["Conditions"][0]["Expression"] = "block_size_x > 1000"; },
        "the space is empty"},
-      {[](json& d) { d["ConfigurationSpace"]["TuningParameters"][0]["Default"] = 32; },
-       "the Default values of ConfigurationSpace.TuningParameters: DEFAULT block_size_x=32 is not among"},
+      {[](json& d) {
+         d["KernelSpecification"]["Language"] = "OpenCL";
+         d["ConfigurationSpace"]["Conditions"][0]["Expression"] = "block_size_x >";
+       },
+       "KernelSpecification.Language \"OpenCL\" is not supported"},
       {[](json& d) { d["ConfigurationSpace"]["TuningParameters"][0]["Name"] = "grid_size_x"; },
        "TuningParameters[0].Name \"grid_size_x\" is not allowed"},
       {[](json& d) { d.erase("ConfigurationSpace"); }, "not a T1 spec"},
@@ -231,6 +238,43 @@ TEST(T1Plan, ErrorsNameTheFileTheFieldAndTheFix) {
   doc["KernelSpecification"]["KernelFile"] = "specs/kernel.cu";
   r = request(dir, write_spec(dir, doc));
   EXPECT_EQ(ktune::plan_t1(r).source, (dir.path() / "specs" / "kernel.cu").string());
+}
+
+// Real specs' Defaults as Kernel Tuner runs them: outside the values, breaking a condition,
+// written as a one-element list, or not usable at all. The reference outputs come from the
+// Default's values when it has them; the space's DEFAULT (the baseline) is then the first
+// valid config when the Default is not one.
+TEST(T1Plan, MessyDefaultsAreRunAsKernelTunerRunsThem) {
+  TempDir dir("ktune_t1_plan");
+  auto plan = [&](const std::function<void(json&)>& change) {
+    json doc = spec();
+    change(doc);
+    return ktune::plan_t1(request(dir, write_spec(dir, doc)));
+  };
+  const auto first = ktune::plan_t1(request(dir, write_spec(dir, spec()))).manifest.configs[0];
+
+  auto outside = plan([](json& d) { d["ConfigurationSpace"]["TuningParameters"][0]["Default"] = 32; });
+  EXPECT_EQ(outside.reference, (std::vector<int64_t>{32, 2, 0}));
+  EXPECT_NE(outside.default_outside.find("block_size_x=32 is not among the values"), std::string::npos)
+      << outside.default_outside;
+  EXPECT_EQ(outside.manifest.default_id, first.id);
+  EXPECT_EQ(ktune::T1Run::from_json(ktune::read_json_file(outside.run_file), "run").reference, outside.reference);
+
+  auto breaking = plan([](json& d) { d["ConfigurationSpace"]["TuningParameters"][0]["Default"] = 256; });
+  EXPECT_EQ(breaking.reference, (std::vector<int64_t>{256, 2, 0}));
+  EXPECT_NE(breaking.default_outside.find("violates constraint 1"), std::string::npos) << breaking.default_outside;
+  EXPECT_EQ(breaking.manifest.default_id, first.id);
+
+  auto listed = plan([](json& d) { d["ConfigurationSpace"]["TuningParameters"][1]["Default"] = json::array({1}); });
+  EXPECT_EQ(listed.reference, (std::vector<int64_t>{128, 1, 0}));
+  EXPECT_TRUE(listed.default_outside.empty());
+  EXPECT_EQ(listed.manifest.configs[listed.manifest.default_index()].values, listed.reference);
+
+  auto unusable = plan([](json& d) { d["ConfigurationSpace"]["TuningParameters"][2]["Default"] = "zero"; });
+  EXPECT_EQ(unusable.reference, first.values);
+  EXPECT_NE(unusable.reference_why.find("TuningParameters[2] (loop_unroll_factor_0).Default \"zero\" is not an integer"),
+            std::string::npos) << unusable.reference_why;
+  EXPECT_FALSE(unusable.default_from_spec);
 }
 
 TEST(T1Plan, RunFileErrors) {

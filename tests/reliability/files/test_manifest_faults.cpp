@@ -22,19 +22,18 @@ Shape manifest_shape() {
   Shape s;
   s.schema = "/schema";
   s.version = "/schema_version";
-  s.future_version = 2;
+  s.future_version = 3;
   s.required = {"/schema", "/schema_version", "/kernel", "/source", "/compile", "/compile/nvcc",
                 "/compile/arch", "/compile/flags", "/compile/include_dirs", "/parameters",
                 "/parameters/0/name", "/parameters/0/values", "/constraints", "/default", "/default/TM",
-                "/default_id", "/product", "/configs", "/configs/0/id", "/configs/0/values",
-                "/configs/0/values/TM"};
+                "/default_id", "/product", "/valid"};
   s.typed = {"/kernel", "/entry", "/source", "/compile", "/compile/nvcc", "/compile/arch", "/compile/flags",
              "/compile/flags/0", "/compile/include_dirs", "/compile/launcher", "/build", "/parameters",
              "/parameters/0", "/parameters/0/name", "/parameters/0/values", "/constraints", "/constraints/0",
-             "/default", "/default_id", "/configs", "/configs/0", "/configs/0/id", "/configs/0/values",
-             "/keys", "/keys/0", "/key_dims", "/key_dims/0"};
-  s.integers = {"/parameters/0/values/0", "/default/TM", "/product", "/configs/0/values/TM", "/keys/0/M"};
-  s.names = {"/kernel", "/entry", "/parameters/0/name", "/configs/0/id", "/default_id", "/build"};
+             "/default", "/default_id", "/valid", "/max_points", "/defines", "/keys", "/keys/0", "/key_dims",
+             "/key_dims/0"};
+  s.integers = {"/parameters/0/values/0", "/default/TM", "/product", "/valid", "/max_points", "/keys/0/M"};
+  s.names = {"/kernel", "/entry", "/parameters/0/name", "/default_id", "/build"};
   s.free_text = {"/source", "/compile/nvcc", "/compile/arch", "/compile/flags/0", "/constraints/0"};
   return s;
 }
@@ -91,23 +90,29 @@ TEST(ManifestFaultsBaseline, ValidFilesAreAccepted) {
   EXPECT_EQ(injection_problem(read(k.generated())), "");
 }
 
-// A manifest written by hand with configs whose id is a path: never a file name.
-TEST(ManifestFaultsBaseline, ConfigIdsThatArePathsAreRefused) {
+// A manifest written by hand: a DEFAULT id that is a path is never a file name, and a
+// count or DEFAULT id that its space does not give is refused (the configs are enumerated
+// from the space, never read from the file).
+TEST(ManifestFaultsBaseline, IdsAndCountsThatDisagreeWithTheSpaceAreRefused) {
   KernelDir k;
   for (const std::string& id : std::vector<std::string>{"../../../etc/passwd", "a/b", "", "x y", std::string("a\0b", 3)}) {
     nlohmann::json doc = k.manifest_doc();
-    doc["configs"][1]["id"] = id;
+    doc["default_id"] = id;
     write(k.manifest(), text_of(doc));
-    expect_refusal(k.cubins(), k.manifest().string() + ": configs[1].id");
+    expect_refusal(k.cubins(), k.manifest().string() + ": \"default_id\"");
   }
   nlohmann::json doc = k.manifest_doc();
-  doc["configs"][1]["id"] = doc["configs"][0]["id"];
+  doc["valid"] = 5;
   write(k.manifest(), text_of(doc));
-  expect_refusal(k.cubins(), "is listed twice");
+  expect_refusal(k.cubins(), "the space enumerates to 4 configs, not the 5 of \"valid\"");
   doc = k.manifest_doc();
   doc["default_id"] = "0123456789abcdef";
   write(k.manifest(), text_of(doc));
-  expect_refusal(k.bake(), "\"default_id\" \"0123456789abcdef\" is not among its configs");
+  expect_refusal(k.bake(), "\"default_id\" \"0123456789abcdef\" is not the id of \"default\" among its configs");
+  doc = k.manifest_doc();
+  doc["default"]["TM"] = 3;  // not among TM's values
+  write(k.manifest(), text_of(doc));
+  expect_refusal(k.bake(), "is not the id of \"default\" among its configs");
 }
 
 }  // namespace

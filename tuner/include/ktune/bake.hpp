@@ -5,6 +5,7 @@
 // validated or escaped: a hostile DB or manifest cannot inject code.
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
@@ -46,6 +47,10 @@ struct BakePlan {
 BakePlan plan_bake(const Manifest& m, const std::string& kernel_hash,
                    const std::vector<std::filesystem::path>& db_dirs,
                    const std::set<std::string>& compiled);
+// The same, with `compiled` as a test of a config id.
+BakePlan plan_bake_if(const Manifest& m, const std::string& kernel_hash,
+                   const std::vector<std::filesystem::path>& db_dirs,
+                   const std::function<bool(const std::string& id)>& compiled);
 
 struct BakeSources {
   std::string header;  // ktune_<kernel>.hpp: Config and Key structs, dispatcher()

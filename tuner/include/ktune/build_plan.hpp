@@ -4,11 +4,14 @@
 #include <cstdint>
 #include <filesystem>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "ktune/compile_record.hpp"
 #include "ktune/manifest.hpp"
 #include "ktune/space.hpp"
+#include "ktune/search_choice.hpp"
 
 namespace ktune {
 
@@ -20,7 +23,14 @@ struct PlanRequest {
   std::string default_text;              // DEFAULT text, "" when not given
   std::vector<std::string> keys;         // KEYS texts
   std::string entry;                     // ENTRY; "" means the kernel name
+  // The most configs compiled and measured whole: a larger space is compiled on demand and,
+  // with no STRATEGY or BUDGET, searched by the default strategy within a default budget.
   uint64_t max_configs = 10000;
+  // The search (when the kernel is tuned): STRATEGY ("" when not given), BUDGET's count or
+  // share ("" when none) and seconds.
+  bool tuned = false;
+  std::string strategy, budget;
+  std::optional<double> seconds;
   // The enumeration gives up after visiting this many points (KTUNE_MAX_POINTS): a huge
   // product whose constraints bind late would otherwise hold the configure for hours.
   uint64_t max_points = 1'000'000'000;
@@ -33,6 +43,7 @@ struct Plan {
   Manifest manifest;
   std::vector<uint64_t> rejected_by;  // points each constraint removed
   bool default_chosen = false;        // DEFAULT was not given: the first valid config
+  SearchChoice search;                // when tuned: what the tuner will run, and why
 };
 
 // Throws Error whose message starts with the argument at fault (PARAMS, WHERE, DEFAULT,
@@ -52,6 +63,11 @@ std::string gave_up_text(const Space& space, uint64_t max_points);
 std::vector<std::string> hint_flags(const std::vector<Parameter>& params,
                                     const std::vector<int64_t>& values);
 
+// What compiling one config to dir/cubins/<id>.cubin takes: nvcc (after the launcher, if
+// any) with the config's -D macros and hint flags, its record, log and depfile under `dir`.
+// Throws Error for an argument with a newline.
+CompileJob compile_job(const Manifest& m, const ManifestConfig& c, const std::filesystem::path& dir);
+
 // The command that compiles one config to dir/cubins/<id>.cubin: `tool compile` (the
 // wrapper that records failures) around nvcc with the config's -D macros and hint flags,
 // its record, log and depfile under `dir` too. Throws Error for an argument with a newline.
@@ -63,13 +79,10 @@ std::vector<std::string> cubin_command(const Manifest& m, const ManifestConfig& 
 std::vector<std::string> default_ptx_command(const Manifest& m, const std::filesystem::path& dir);
 
 // The CMake include file read by ktune_add_kernel(): the DEFAULT's id and PTX command,
-// whether the space is built on demand, and for eager spaces one _ktune_cubin() line per
-// config (the edge itself is in cmake/ktune.cmake). Data only.
+// whether the space is built on demand, and one _ktune_cubin() line per config of an eager
+// space, for the DEFAULT alone of an on-demand one (the edge itself is in
+// cmake/ktune.cmake). Data only.
 std::string cmake_edges(const Manifest& m, const std::filesystem::path& dir, const std::string& tool);
-
-// on_demand.ninja: one build edge per config, the same command as cubin_command(), for
-// `ninja -f` to compile just the configs asked for. Its log lives in dir/on_demand/.
-std::string ninja_edges(const Manifest& m, const std::filesystem::path& dir, const std::string& tool);
 
 // An argument as POSIX sh reads it back: bare when only safe characters, else quoted.
 std::string shell_quote(const std::string& arg);

@@ -19,6 +19,9 @@ struct CompileRecord {
   double cpu_s = 0;    // user + system time of the compiler and its children
   std::string log;     // path of the compiler's output
   std::string cubin;   // path of the cubin; empty when failed (the file is then empty too)
+  // command_digest() of the compiler command that wrote it: another command (flags,
+  // macros, compiler) makes the record stale. Empty in records of older versions.
+  std::string command_digest;
 
   nlohmann::json to_json() const;
   static CompileRecord from_json(const nlohmann::json& doc, const std::string& origin);
@@ -36,10 +39,19 @@ struct CompileJob {
   std::vector<std::string> command;  // the compiler command line, launcher first if any
 };
 
-// Runs the job's command with its output in the log and writes the record. Returns the
-// exit code for `ktune compile`: 0 whether or not the config compiled, non-zero only when
-// ktune itself failed or the compiler was interrupted (Ctrl-C, kill), so an interrupted
-// build is rebuilt rather than remembered as a compile failure.
-int run_compile_job(const CompileJob& job);
+// A digest of a compiler command line (16 hex digits).
+std::string command_digest(const std::vector<std::string>& command);
+
+struct CompileOutcome {
+  // For `ktune compile`: 0 whether or not the config compiled, non-zero only when the
+  // compiler was interrupted (Ctrl-C, kill), so an interrupted build is rebuilt rather than
+  // remembered as a compile failure.
+  int exit_code = 0;
+  double wall_s = 0, cpu_s = 0;  // the compiler's
+};
+
+// Runs the job's command with its output in the log and writes the record. Safe to call
+// from several threads at once. Throws Error when the log or record cannot be written.
+CompileOutcome run_compile_job(const CompileJob& job);
 
 }  // namespace ktune

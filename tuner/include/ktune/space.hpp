@@ -11,21 +11,43 @@
 
 namespace ktune {
 
-// The valid configs, one row of values per config in parameter declaration order; rows
-// come in lexicographic order of value positions (the first parameter varies slowest),
-// as itertools.product would give them.
+// The valid configs of a space, held compactly: each config is one key of packed value
+// positions (the first parameter in the most significant bits), so a config costs 8 bytes
+// for up to 64 bits of positions, and keys sort in lexicographic order of value positions
+// (the first parameter varies slowest), as itertools.product would give the configs.
+// Rows are decoded on access; a config's index is found by binary search.
 struct Enumeration {
   std::size_t width = 0;
-  std::vector<int64_t> values;          // rows × width
   std::vector<uint64_t> rejected_by;    // points each constraint removed (first to fail)
   bool truncated = false;               // stopped after more than the limit was found
   bool gave_up = false;                 // stopped after visiting more than max_visits points
   uint64_t visits = 0;                  // points visited: every value bound, at every depth
 
-  std::size_t size() const { return width ? values.size() / width : 0; }
-  std::span<const int64_t> row(std::size_t i) const {
-    return {values.data() + i * width, width};
-  }
+  std::size_t size() const { return words_ ? keys_.size() / words_ : 0; }
+  // Config i's values, declaration order.
+  std::vector<int64_t> row(std::size_t i) const;
+  // Config i's value positions (index of each value in its parameter's list).
+  std::vector<uint32_t> positions(std::size_t i) const;
+  uint32_t position(std::size_t i, std::size_t k) const;
+  // The index of the config with these positions, if it is valid.
+  std::optional<std::size_t> find(std::span<const uint32_t> positions) const;
+  // The index of the config with these values, if it is valid.
+  std::optional<std::size_t> find_values(std::span<const int64_t> values) const;
+  // Bytes held for the configs themselves.
+  std::size_t bytes() const { return keys_.capacity() * sizeof(uint64_t); }
+
+  // For Space::enumerate and tests: an empty set for parameters of these value lists.
+  explicit Enumeration(const std::vector<Parameter>& parameters = {});
+  void append(std::span<const uint32_t> positions);
+  void sort();  // after appending out of order
+  bool strictly_ordered() const;  // each config once, in lexicographic order
+
+ private:
+  void encode(std::span<const uint32_t> positions, uint64_t* key) const;
+  std::vector<std::vector<int64_t>> values_;  // each parameter's values
+  std::vector<uint8_t> bits_, shift_, word_;  // per parameter: field width, offset, word
+  std::size_t words_ = 1;                     // key words per config
+  std::vector<uint64_t> keys_;                // size() × words_
 };
 
 class Space {

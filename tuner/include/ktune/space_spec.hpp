@@ -14,6 +14,9 @@ struct SpaceSpec {
   std::vector<Parameter> parameters;
   std::vector<std::string> constraints;
   std::vector<Assignment> default_config;  // empty when none was declared
+  // Why a declared default was set aside while reading (a T1 Default that is not an
+  // integer, or given for some parameters only); empty when there was none to set aside.
+  std::string default_problem;
 
   Space space() const { return Space(parameters, constraints); }
 };

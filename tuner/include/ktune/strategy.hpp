@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ktune/measurement.hpp"
+#include "ktune/search_choice.hpp"
 #include "ktune/search_space.hpp"
 
 namespace ktune {
@@ -36,13 +37,11 @@ class Strategy {
   virtual bool done() const = 0;
 };
 
-// Every config once, in enumeration order, the DEFAULT config (`first`) first so that its
-// time sets the timeout and the early-abandon bar for the rest.
-std::unique_ptr<Strategy> make_exhaustive(std::size_t size, std::size_t first, uint64_t seed);
-
-// "2%" (of `space_size`, rounded to the nearest, at least 1) or a plain count of at least
-// 1; throws Error naming `what` for anything else.
-std::size_t parse_budget(const std::string& text, std::size_t space_size, const std::string& what);
+// Every config once, the DEFAULT config (`first`) first so that its time sets the timeout
+// and the early-abandon bar for the rest; then in enumeration order, or with a
+// `shuffle_seed` in that seed's random order (what a budget that may cut the search needs).
+std::unique_ptr<Strategy> make_exhaustive(std::size_t size, std::size_t first,
+                                          std::optional<uint64_t> shuffle_seed = std::nullopt);
 
 // What every strategy is made from. `space` outlives the strategy.
 struct StrategyContext {
@@ -50,6 +49,9 @@ struct StrategyContext {
   std::size_t first = 0;                   // the DEFAULT config: proposed first
   uint64_t seed = 0;                       // same seed, same observations: same proposals
   std::optional<std::size_t> budget;       // evaluations the caller will allow, if known
+  // The search may be cut short (by evaluations or by time): exhaustive then visits in a
+  // seeded random order. A `budget` implies it.
+  bool may_be_cut = false;
 };
 
 // The sampling strategies (docs/search.md says how each searches). Each proposes the
@@ -66,10 +68,4 @@ std::unique_ptr<Strategy> make_bayes(const StrategyContext& context);
 // By name ("exhaustive", ..., or "default": default_strategy_name()); throws Error listing
 // the known names.
 std::unique_ptr<Strategy> make_strategy(const std::string& name, const StrategyContext& context);
-// The names make_strategy knows, in the order the docs list them.
-std::vector<std::string> strategy_names();
-// The strategy that runs when none is named ("--strategy default"): chosen in this one
-// place, by the evidence in docs/search.md.
-std::string default_strategy_name();
-
 }  // namespace ktune

@@ -59,6 +59,10 @@ struct T1Kernel {
   std::optional<double> budget_seconds;
 };
 
+// Refuses a spec whose KernelSpecification.Language is not CUDA, naming that field; the
+// first check of a spec to tune, before any other field is read. Throws Error.
+void check_t1_language(const nlohmann::json& doc, std::string_view origin);
+
 // Size expressions are evaluated later, for each problem size (t1_elements). `origin`
 // (the file name) prefixes every error.
 T1Kernel read_t1_kernel(const nlohmann::json& doc, std::string_view origin);

@@ -3,8 +3,7 @@
 // the kernel file, and write what the tune needs under the output directory:
 //   kernel/<KernelName>.t1.cu  the kernel as Kernel Tuner compiles it (inside extern "C",
 //                              loop_unroll_factor* parameters as constexpr int)
-//   kernel/manifest.json       the space; each config's Kernel Tuner macros as its defines
-//   kernel/on_demand.ninja     one nvcc edge per config, run for the configs wanted
+//   kernel/manifest.json       the space, and Kernel Tuner's macros besides the parameters
 //   t1_run.json                what the generic harness reads (KTUNE_T1_RUN)
 #include <cstdint>
 #include <filesystem>
@@ -30,7 +29,6 @@ struct T1PlanRequest {
   std::string tool;                                 // the `ktune` the compile edges run
   std::optional<double> atol, rtol;                 // output tolerance; default: by element type
   std::string save_arguments;                       // where the harness writes the arrays; "": nowhere
-  uint64_t max_configs = 10000;
   uint64_t max_points = 1'000'000'000;  // the enumeration gives up after visiting this many
 };
 
@@ -43,6 +41,11 @@ struct T1Plan {
   std::vector<std::vector<int64_t>> problem_sizes;
   std::vector<std::map<std::string, int64_t>> keys;  // one per problem size: X, Y, Z
   bool default_from_spec = false;                    // else: the first valid config
+  // The config whose outputs every other is checked against: the Default's values (which
+  // may lie outside the space), else the first valid config, and why.
+  std::vector<int64_t> reference;
+  std::string reference_why;   // why not the Default; empty when it is
+  std::string default_outside;  // why the Default is not a config of the space; empty when it is
   bool grid_macros = false;                          // the kernel names grid_size_*: defined
 };
 
@@ -71,6 +74,10 @@ struct T1Run {
   // (<Name>.expected.bin), raw in the element type: to check the reference every config
   // is compared with against one's own. Empty: nowhere.
   std::string save_arguments;
+  // The values of the config whose outputs are the expected ones (the Default's, or the
+  // first valid config's); its cubin is cubins/<id>.cubin beside the manifest. When empty,
+  // or when that config does not run, the manifest's DEFAULT.
+  std::vector<int64_t> reference;
 
   nlohmann::json to_json() const;
   static T1Run from_json(const nlohmann::json& doc, const std::string& origin);

@@ -1,8 +1,8 @@
 #pragma once
-// The tune step: for every key, let the strategy propose configs, measure each in a
-// worker process, record every result in the DB as it comes, and print the summary. For
-// a kernel compiled on demand, each batch of proposals is compiled (Ninja, all jobs) while
-// the batch before it is measured.
+// The tune step: for every key, let the strategy propose configs, compile each in the
+// compile pool (at once when its cubin is current), measure it in a worker process as soon
+// as its cubin exists, record every result in the DB as it comes, and print the summary.
+// A new proposal takes each compile slot that frees: no compile waits for a batch.
 #include <cstdint>
 #include <map>
 #include <string>
@@ -17,7 +17,7 @@ struct TuneOptions {
   std::string manifest;                                // the kernel's manifest.json
   std::string db_dir;                                  // DB file: <db_dir>/<GPU model>.json
   std::vector<std::map<std::string, int64_t>> keys;    // problem sizes to tune for
-  std::string strategy = "exhaustive";
+  std::string strategy = "exhaustive";                 // as choose_search() completed it
   Budget budget;                                       // per key
   uint64_t seed = 0;
   StoppingRule rule;
@@ -30,8 +30,7 @@ struct TuneOptions {
   double timeout_floor_s = 15.0;  // a config's time limit: this + 10 x the DEFAULT's seconds
   double first_timeout_s = 120.0; // the limit before the DEFAULT's time is known
   std::vector<int> gpus;          // GPUs to measure on, numbered as the tuner sees them; empty: all
-  std::string ninja = "ninja";    // compiles on-demand kernels' configs
-  unsigned compile_jobs = 1;      // parallel compiles, and so the batch size, when on demand
+  unsigned compile_jobs = 1;      // parallel compiles of configs not built yet
 };
 
 // Returns the process exit code: 0 when tuning ran (whatever the configs' statuses) or

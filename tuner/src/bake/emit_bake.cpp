@@ -112,17 +112,15 @@ BakeSources emit_bake(const BakePlan& plan, const Manifest& m, const fs::path& c
   parse_arch(m.compile.arch, cubin_major, cubin_minor, specific);
 
   // The configs to embed: the DEFAULT, every table's winners and common best.
-  std::map<std::string, const ManifestConfig*> by_id;
-  for (const auto& c : m.configs) by_id[c.id] = &c;
   std::vector<std::string> order{m.default_id};
   std::map<std::string, int> index{{m.default_id, 0}};
   auto add = [&](const std::string& id) {
-    if (!is_config_id(id) || !by_id.count(id))
+    if (!is_config_id(id) || !m.configs.find_id(id))
       throw Error("ktune bake: config id " + cpp_string_literal(id.substr(0, 40)) + " is not in the manifest");
     if (index.emplace(id, static_cast<int>(order.size())).second) order.push_back(id);
     return index.at(id);
   };
-  if (!by_id.count(m.default_id)) throw Error("ktune bake: the manifest's DEFAULT config is not among its configs");
+  if (!m.configs.find_id(m.default_id)) throw Error("ktune bake: the manifest's DEFAULT config is not among its configs");
   for (const auto& t : plan.tables) {
     for (const auto& e : t.entries) add(e.config_id);
     if (!t.common_best.empty()) add(t.common_best);
@@ -160,14 +158,14 @@ BakeSources emit_bake(const BakePlan& plan, const Manifest& m, const fs::path& c
   s << (plan.key_dims.empty() ? "nullptr" : "") << "};\n\n";
 
   for (std::size_t i = 0; i < order.size(); ++i) {
-    const ManifestConfig& c = *by_id.at(order[i]);
+    const ManifestConfig c = m.configs[*m.configs.find_id(order[i])];
     s << "const int64_t values_" << i << "[] = {" << int_list(c.values) << (c.values.empty() ? "0" : "") << "};\n";
     write_bytes(s, "cubin_" + std::to_string(i), read_cubin(cubin_dir / (c.id + ".cubin")), false);
     if (i == 0 && !default_ptx.empty()) write_bytes(s, "ptx_0", default_ptx, true);
   }
   s << "\nconst ktune::BakedConfig configs[] = {\n";
   for (std::size_t i = 0; i < order.size(); ++i) {
-    const ManifestConfig& c = *by_id.at(order[i]);
+    const ManifestConfig c = m.configs[*m.configs.find_id(order[i])];
     s << "  {" << cpp_string_literal(c.id) << ", {values_" << i << ", " << c.values.size() << "}, {cubin_" << i
       << ", sizeof cubin_" << i << "}, " << (i == 0 && !default_ptx.empty() ? "{ptx_0, sizeof ptx_0}" : "{}") << "},\n";
   }

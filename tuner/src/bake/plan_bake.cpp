@@ -56,7 +56,7 @@ struct Candidate {
 };
 
 // The tuned table of one fingerprint: per key the fastest ok config that compiled here.
-BakeTable make_table(const Candidate& c, const BakePlan& plan, const std::set<std::string>& compiled,
+BakeTable make_table(const Candidate& c, const BakePlan& plan, const std::function<bool(const std::string&)>& compiled,
                      std::vector<std::string>& warnings) {
   BakeTable t;
   t.gpu = c.fp.gpu;
@@ -71,7 +71,7 @@ BakeTable make_table(const Candidate& c, const BakePlan& plan, const std::set<st
     }
     std::map<std::string, double> times;
     for (const auto& [id, rec] : configs.items()) {
-      if (!compiled.count(id)) continue;
+      if (!compiled(id)) continue;
       Measurement m = Measurement::from_json(rec.at("measurement"));
       if (m.status != Status::Ok || m.abandoned || !std::isfinite(m.median_ms) || m.median_ms <= 0) continue;
       times[id] = m.median_ms;
@@ -116,6 +116,11 @@ json BakePlan::to_json() const {
 
 BakePlan plan_bake(const Manifest& m, const std::string& kernel_hash, const std::vector<fs::path>& db_dirs,
                    const std::set<std::string>& compiled) {
+  return plan_bake_if(m, kernel_hash, db_dirs, [&](const std::string& id) { return compiled.count(id) > 0; });
+}
+
+BakePlan plan_bake_if(const Manifest& m, const std::string& kernel_hash, const std::vector<fs::path>& db_dirs,
+                   const std::function<bool(const std::string&)>& compiled) {
   BakePlan plan;
   plan.kernel = m.kernel;
   if (!m.keys.empty())

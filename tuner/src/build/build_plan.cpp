@@ -5,10 +5,18 @@
 #include "ktune/baked_names.hpp"
 #include "ktune/config_id.hpp"
 #include "ktune/parameter.hpp"
+#include "ktune/search_choice.hpp"
 #include "ktune/text.hpp"
 
 namespace ktune {
 namespace {
+
+// A hint for an evaluation error: only a division by zero is mended by guarding it.
+std::string division_hint(const std::string& what) {
+  return what.find("division") != std::string::npos || what.find("modulo") != std::string::npos
+             ? "; guard the division, e.g. \"B != 0 and A % B == 0\""
+             : "";
+}
 
 Space build_space(const PlanRequest& r, std::vector<Parameter>& params) {
   if (r.params.empty())
@@ -86,22 +94,18 @@ Plan make_plan(const PlanRequest& r) {
   m.spec.constraints = r.constraints;
   m.product = space.product();
 
+  // The whole space is counted: MAX_CONFIGS limits only what is compiled and measured whole.
   Enumeration valid;
   try {
-    valid = space.enumerate(r.max_configs, r.max_points);
+    valid = space.enumerate(UINT64_MAX, r.max_points);
   } catch (const EvalError& e) {
-    throw Error(std::string("WHERE: ") + e.what() + "; guard the division, e.g. \"B != 0 and A % B == 0\"");
+    throw Error(std::string("WHERE: ") + e.what() + division_hint(e.what()));
   }
   if (valid.gave_up)
     throw Error("WHERE: " + gave_up_text(space, r.max_points) +
                 ". Narrow PARAMS, split constraints so that each names fewer parameters (each is checked as soon as "
                 "its own are bound), or raise -DKTUNE_MAX_POINTS=N");
   plan.rejected_by = valid.rejected_by;
-  if (valid.truncated)
-    throw Error("MAX_CONFIGS: the space has more than " + with_thousands(r.max_configs) +
-                " valid configs (of " + points_text(m.product) +
-                " points), each a cubin to compile; tighten WHERE or PARAMS, or raise the "
-                "limit with MAX_CONFIGS (per kernel) or -DKTUNE_MAX_CONFIGS=N");
   if (valid.size() == 0) {
     // Name the constraint that excludes the most on its own: the one to loosen first.
     std::string why;
@@ -130,7 +134,7 @@ Plan make_plan(const PlanRequest& r) {
     }
   } else {
     plan.default_chosen = true;
-    auto first = valid.row(0);
+    const auto first = valid.row(0);
     for (std::size_t k = 0; k < names.size(); ++k)
       m.spec.default_config.emplace_back(names[k], first[k]);
     m.default_id = config_id(names, first);
@@ -177,12 +181,12 @@ Plan make_plan(const PlanRequest& r) {
     m.keys.push_back(std::move(key));
   }
 
-  m.on_demand = valid.size() > r.eager_limit;
-  m.configs.reserve(valid.size());
-  for (std::size_t i = 0; i < valid.size(); ++i) {
-    auto row = valid.row(i);
-    m.configs.push_back({config_id(names, row), {row.begin(), row.end()}});
-  }
+  if (r.tuned)
+    plan.search = choose_search(r.strategy, r.budget, r.seconds, valid.size(), r.max_configs, "BUDGET");
+  // A space larger than what is measured whole is never compiled whole either.
+  m.on_demand = valid.size() > r.eager_limit || valid.size() > r.max_configs;
+  m.max_points = r.max_points;
+  m.configs = ManifestConfigs(names, std::move(valid));
   return plan;
 }
 
@@ -217,10 +221,10 @@ std::vector<std::string> config_flags(const Manifest& m, const ManifestConfig& c
   return out;
 }
 
-const ManifestConfig& default_config(const Manifest& m) {
-  for (const auto& c : m.configs)
-    if (c.id == m.default_id) return c;
-  throw Error(m.kernel + ": the DEFAULT config " + m.default_id + " is not in the space");
+ManifestConfig default_config(const Manifest& m) {
+  const std::size_t d = m.default_index();
+  if (d == m.configs.size()) throw Error(m.kernel + ": the DEFAULT config " + m.default_id + " is not in the space");
+  return m.configs[d];
 }
 
 // A CMake quoted argument holding `args` as a list.
@@ -239,29 +243,6 @@ std::string cmake_list(const std::vector<std::string>& args) {
   return out + "\"";
 }
 
-// Ninja: a value ("$" doubled) and a path on a build line (also " " and ":").
-std::string ninja_value(const std::string& text) {
-  std::string out;
-  for (char ch : text) out += ch == '$' ? std::string("$$") : std::string(1, ch);
-  return out;
-}
-std::string ninja_path(const fs::path& path) {
-  std::string out;
-  for (char ch : path.string()) {
-    if (ch == '$' || ch == ' ' || ch == ':') out += '$';
-    out += ch;
-  }
-  return out;
-}
-std::string ninja_command(const std::vector<std::string>& args) {
-  std::string out;
-  for (const auto& a : args) {
-    check_no_newline(a);
-    out += (out.empty() ? "" : " ") + ninja_value(shell_quote(a));
-  }
-  return out;
-}
-
 }  // namespace
 
 std::string shell_quote(const std::string& arg) {
@@ -273,18 +254,24 @@ std::string shell_quote(const std::string& arg) {
   return out + "'";
 }
 
+CompileJob compile_job(const Manifest& m, const ManifestConfig& c, const fs::path& dir) {
+  CompileJob job{dir / c.record(), dir / c.log(), dir / c.cubin(), dir / c.depfile(), m.source, {}};
+  job.command = nvcc_prefix(m, "-cubin", "-arch=sm_" + m.compile.arch);
+  for (auto& a : config_flags(m, c)) job.command.push_back(std::move(a));
+  for (const auto& a : {std::string("-MD"), std::string("-MF"), job.depfile.string(), std::string("-MT"),
+                        job.record.string(), std::string("-o"), job.cubin.string(), m.source})
+    job.command.push_back(a);
+  for (const auto& a : job.command) check_no_newline(a);
+  return job;
+}
+
 std::vector<std::string> cubin_command(const Manifest& m, const ManifestConfig& c, const fs::path& dir,
                                        const std::string& tool) {
-  const std::string record = (dir / c.record()).string(), cubin = (dir / c.cubin()).string(),
-                    depfile = (dir / c.depfile()).string();
-  std::vector<std::string> out = {tool,     "compile",   "--record", record,   "--log",
-                                  (dir / c.log()).string(), "--cubin", cubin, "--depfile", depfile,
+  const CompileJob job = compile_job(m, c, dir);
+  std::vector<std::string> out = {tool,     "compile",   "--record", job.record.string(), "--log",
+                                  job.log.string(), "--cubin", job.cubin.string(), "--depfile", job.depfile.string(),
                                   "--source", m.source,    "--"};
-  for (auto& a : nvcc_prefix(m, "-cubin", "-arch=sm_" + m.compile.arch)) out.push_back(std::move(a));
-  for (auto& a : config_flags(m, c)) out.push_back(std::move(a));
-  for (const auto& a : {std::string("-MD"), std::string("-MF"), depfile, std::string("-MT"), record,
-                        std::string("-o"), cubin, m.source})
-    out.push_back(a);
+  out.insert(out.end(), job.command.begin(), job.command.end());
   return out;
 }
 
@@ -306,38 +293,12 @@ std::string cmake_edges(const Manifest& m, const fs::path& dir, const std::strin
   out += "set(_ktune_default_id " + m.default_id + ")\n";
   out += std::string("set(_ktune_on_demand ") + (m.on_demand ? "TRUE" : "FALSE") + ")\n";
   out += "set(_ktune_default_ptx_command " + cmake_list(default_ptx_command(m, dir)) + ")\n";
-  if (m.on_demand) return out;
+  if (m.on_demand) {  // the DEFAULT alone; the tuner and the bake compile what they need
+    const ManifestConfig d = default_config(m);
+    return out + "_ktune_cubin(" + d.id + " " + cmake_list(cubin_command(m, d, dir, tool)) + ")\n";
+  }
   for (const auto& c : m.configs)
     out += "_ktune_cubin(" + c.id + " " + cmake_list(cubin_command(m, c, dir, tool)) + ")\n";
-  return out;
-}
-
-std::string ninja_edges(const Manifest& m, const fs::path& dir, const std::string& tool) {
-  // The command is cubin_command()'s, written once as a rule over per-config variables.
-  std::string out = "# Written by `ktune plan` for kernel " + m.kernel +
-                    ": one edge per config, compiled on demand by the tuner and the bake\n"
-                    "# (ninja -f this file <record>...). Data only.\n"
-                    "ninja_required_version = 1.8\n"
-                    "builddir = " + ninja_value((dir / "on_demand").string()) + "\n"
-                    "tool = " + ninja_command({tool}) + "\n"
-                    "nvcc = " + ninja_command(nvcc_prefix(m, "-cubin", "-arch=sm_" + m.compile.arch)) + "\n"
-                    "source = " + ninja_command({m.source}) + "\n\n"
-                    "rule cubin\n"
-                    "  command = $tool compile --record $out --log $log --cubin $cubin --depfile $depfile_arg "
-                    "--source $source -- $nvcc $defines -MD -MF $depfile_arg -MT $out -o $cubin $source\n"
-                    "  depfile = $depfile\n"
-                    "  description = ktune: " + m.kernel + " $id\n";
-  const std::string source = ninja_path(m.source);
-  for (const auto& c : m.configs) {
-    out += "\nbuild " + ninja_path(dir / c.record()) + " | " + ninja_path(dir / c.cubin()) + " " +
-           ninja_path(dir / c.log()) + ": cubin " + source + "\n";
-    out += "  id = " + c.id + "\n";
-    out += "  defines = " + ninja_command(config_flags(m, c)) + "\n";
-    out += "  cubin = " + ninja_command({(dir / c.cubin()).string()}) + "\n";
-    out += "  log = " + ninja_command({(dir / c.log()).string()}) + "\n";
-    out += "  depfile = " + ninja_value((dir / c.depfile()).string()) + "\n";  // a path, for Ninja
-    out += "  depfile_arg = " + ninja_command({(dir / c.depfile()).string()}) + "\n";
-  }
   return out;
 }
 

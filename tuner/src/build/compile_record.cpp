@@ -1,13 +1,16 @@
 #include "ktune/compile_record.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <csignal>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 
 #include <fcntl.h>
+#include <spawn.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -17,6 +20,8 @@
 #include "ktune/error.hpp"
 #include "ktune/manifest.hpp"
 #include "ktune/text.hpp"
+
+extern char** environ;
 
 namespace ktune {
 
@@ -31,6 +36,7 @@ json CompileRecord::to_json() const {
               {"cpu_s", cpu_s},
               {"log", log}};
   if (!cubin.empty()) doc["cubin"] = cubin;
+  if (!command_digest.empty()) doc["command_digest"] = command_digest;
   return doc;
 }
 
@@ -91,18 +97,29 @@ CompileRecord CompileRecord::from_json(const json& doc, const std::string& origi
   };
   r.log = path("log");
   if (doc.contains("cubin")) r.cubin = path("cubin");
+  if (doc.contains("command_digest")) {
+    r.command_digest = member("command_digest", &json::is_string, "a string").get<std::string>();
+    if (r.command_digest.size() != 16) throw refuse("\"command_digest\" is not a digest");
+  }
   return r;
+}
+
+std::string command_digest(const std::vector<std::string>& command) {
+  uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a over the arguments, each ended by a NUL
+  for (const auto& arg : command)
+    for (std::size_t i = 0; i <= arg.size(); ++i) {
+      h ^= static_cast<unsigned char>(i < arg.size() ? arg[i] : '\0');
+      h *= 0x100000001b3ull;
+    }
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  return hex;
 }
 
 namespace {
 
 double seconds(const timeval& t) { return t.tv_sec + t.tv_usec * 1e-6; }
 
-double children_cpu_seconds() {
-  rusage usage{};
-  getrusage(RUSAGE_CHILDREN, &usage);
-  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
-}
 
 bool is_source_like(const std::filesystem::path& p) {
   static const std::vector<std::string> extensions = {".h", ".hh", ".hpp", ".hxx", ".cuh",
@@ -144,7 +161,7 @@ void write_fallback_depfile(const CompileJob& job) {
 
 }  // namespace
 
-int run_compile_job(const CompileJob& job) {
+CompileOutcome run_compile_job(const CompileJob& job) {
   namespace fs = std::filesystem;
   for (const auto& path : {job.record, job.log, job.cubin})
     if (path.has_parent_path()) fs::create_directories(path.parent_path());
@@ -153,43 +170,50 @@ int run_compile_job(const CompileJob& job) {
   fs::remove(job.cubin, ignored);
   fs::remove(job.record, ignored);
 
-  int log_fd = ::open(job.log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (log_fd < 0) throw Error(job.log.string() + ": cannot open the compile log for writing");
-
   std::vector<char*> argv;
   for (const auto& a : job.command) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
 
-  const double cpu_before = children_cpu_seconds();
+  // posix_spawn, not fork: the tuner compiles on several threads while it measures.
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, job.log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
   const auto start = std::chrono::steady_clock::now();
-  pid_t pid = ::fork();
-  if (pid < 0) throw Error("cannot start the compiler: fork failed");
-  if (pid == 0) {
-    ::dup2(log_fd, STDOUT_FILENO);
-    ::dup2(log_fd, STDERR_FILENO);
-    ::execvp(argv[0], argv.data());
-    std::fprintf(stderr, "ktune: cannot run %s\n", argv[0]);
-    ::_exit(127);
+  pid_t pid = 0;
+  const int err = ::posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (err != 0) {
+    // Recorded like a compiler error: the log says why, and the build goes on.
+    std::ofstream(job.log, std::ios::trunc) << "ktune: cannot run " << job.command.front() << ": "
+                                              << std::strerror(err) << "\n";
   }
-  ::close(log_fd);
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) throw Error("waiting for the compiler failed");
-  }
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  rusage usage{};
+  if (err == 0)
+    while (::wait4(pid, &status, 0, &usage) < 0)
+      if (errno != EINTR) throw Error("waiting for the compiler failed");
+  CompileOutcome outcome;
+  outcome.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  // The compiler's own CPU time and its children's (nvcc runs cicc and ptxas), from wait4:
+  // exact even while other compiles run beside it.
+  outcome.cpu_s = seconds(usage.ru_utime) + seconds(usage.ru_stime);
 
-  if (WIFSIGNALED(status)) {
+  if (err == 0 && WIFSIGNALED(status)) {
     int sig = WTERMSIG(status);
     std::cerr << "ktune: compiler for " << job.cubin.filename().string() << " was killed by signal "
               << sig << "; not recorded, it will be rebuilt\n";
-    return 128 + sig;
+    outcome.exit_code = 128 + sig;
+    return outcome;
   }
 
   CompileRecord record;
-  record.exit_code = WEXITSTATUS(status);
-  record.wall_s = wall;
-  record.cpu_s = children_cpu_seconds() - cpu_before;
+  record.exit_code = err != 0 ? 127 : WEXITSTATUS(status);
+  record.wall_s = outcome.wall_s;
+  record.cpu_s = outcome.cpu_s;
   record.log = job.log.string();
+  record.command_digest = command_digest(job.command);
   bool have_cubin = fs::exists(job.cubin) && fs::file_size(job.cubin) > 0;
   record.status = (record.exit_code == 0 && have_cubin) ? "ok" : "compile-failed";
   if (record.status == "ok") {
@@ -207,7 +231,7 @@ int run_compile_job(const CompileJob& job) {
               << "); recorded as compile-failed, the build goes on. Log: " << job.log.string() << "\n";
   }
   write_file_atomic(job.record, record.to_json().dump(2) + "\n");
-  return 0;
+  return outcome;
 }
 
 }  // namespace ktune

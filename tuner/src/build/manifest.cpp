@@ -1,5 +1,6 @@
 #include "ktune/manifest.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <fstream>
 #include <set>
@@ -10,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "db/untrusted_json.hpp"
+#include "ktune/config_id.hpp"
 #include "ktune/text.hpp"
 
 namespace ktune {
@@ -17,12 +19,6 @@ namespace ktune {
 using nlohmann::json;
 
 namespace {
-
-json values_object(const std::vector<Parameter>& params, const std::vector<int64_t>& values) {
-  json obj = json::object();
-  for (std::size_t k = 0; k < params.size(); ++k) obj[params[k].name] = values[k];
-  return obj;
-}
 
 // Helpers of from_json, in their own namespace: unity builds merge this file with others.
 namespace manifest_json {
@@ -115,20 +111,12 @@ json Manifest::to_json() const {
   doc["default"] = def;
   doc["default_id"] = default_id;
   doc["product"] = product;
-  json configs = json::array();
-  for (const auto& c : this->configs) {
-    configs.push_back({{"id", c.id},
-                       {"values", values_object(spec.parameters, c.values)},
-                       {"cubin", c.cubin()},
-                       {"log", c.log()},
-                       {"record", c.record()}});
-    if (!c.defines.empty()) {
-      json defines = json::object();
-      for (const auto& [name, value] : c.defines) defines[name] = value;
-      configs.back()["defines"] = defines;
-    }
-  }
-  doc["configs"] = configs;
+  doc["valid"] = configs.size();
+  doc["max_points"] = max_points;
+  json def_macros = json::object();
+  for (const auto& [name, value] : defines) def_macros[name] = value;
+  doc["defines"] = def_macros;
+  if (!t1_spec.empty()) doc["t1_grid"] = {{"spec", t1_spec}, {"problem_size", t1_problem_size}};
   json keys_json = json::array();
   for (const auto& key : keys) {
     json k = json::object();
@@ -205,42 +193,50 @@ Manifest Manifest::from_json(const json& doc, const std::string& origin) {
   if (!product.is_number_unsigned() && !(product.is_number_integer() && product.get<int64_t>() >= 0))
     wrong_type(product, origin, "\"product\"", "a non-negative integer");
   m.product = product.get<uint64_t>();
-  const json& configs = member(doc, "configs", origin, "the manifest");
-  if (!configs.is_array()) wrong_type(configs, origin, "\"configs\"", "a list");
-  std::set<std::string> ids;
-  for (std::size_t i = 0; i < configs.size(); ++i) {
-    const json& c = configs[i];
-    const std::string where = "configs[" + std::to_string(i) + "]";
-    ManifestConfig config;
-    config.id = text(member(c, "id", origin, where.c_str()), origin, where + ".id");
-    if (!safe_file_stem(config.id))
-      throw Error(origin + ": " + where + ".id " + shown(config.id) +
-                  " is not a config id (letters, digits, '_' and '-'); reconfigure the build to "
-                  "regenerate the manifest");
-    if (!ids.insert(config.id).second)
-      throw Error(origin + ": config id " + config.id + " is listed twice");
-    const json& values = member(c, "values", origin, where.c_str());
-    for (const auto& p : m.spec.parameters) {
-      if (!values.is_object() || !values.contains(p.name))
-        throw Error(origin + ": " + where + " lacks an integer for " + p.name);
-      config.values.push_back(integer(values[p.name], origin, where + ".values." + p.name));
-    }
-    if (c.contains("defines")) {
-      const json& defines = c["defines"];
-      if (!defines.is_object()) wrong_type(defines, origin, where + ".defines", "an object");
-      for (const auto& [name, value] : defines.items()) {
-        if (!is_name(name) || names.count(name))
-          throw Error(origin + ": " + where + ".defines: " + shown(name) +
-                      " is not a C identifier or is a parameter; reconfigure the build to regenerate the manifest");
-        config.defines.emplace_back(name, integer(value, origin, where + ".defines." + name));
-      }
-    }
-    m.configs.push_back(std::move(config));
+  const json& valid = member(doc, "valid", origin, "the manifest");
+  if (!valid.is_number_unsigned() && !(valid.is_number_integer() && valid.get<int64_t>() >= 0))
+    wrong_type(valid, origin, "\"valid\"", "a non-negative integer");
+  if (doc.contains("max_points")) {
+    const json& mp = doc["max_points"];
+    if (!mp.is_number_unsigned() || mp.get<uint64_t>() == 0) wrong_type(mp, origin, "\"max_points\"", "a positive integer");
+    m.max_points = mp.get<uint64_t>();
   }
-  // Every reader falls back on the DEFAULT: it must be one of the configs.
-  if (!ids.count(m.default_id))
+  if (doc.contains("defines")) {
+    const json& defines = doc["defines"];
+    if (!defines.is_object()) wrong_type(defines, origin, "\"defines\"", "an object");
+    for (const auto& [name, value] : defines.items()) {
+      if (!is_name(name) || names.count(name))
+        throw Error(origin + ": \"defines\": " + shown(name) +
+                    " is not a C identifier or is a parameter; reconfigure the build to regenerate the manifest");
+      m.defines.emplace_back(name, integer(value, origin, "defines." + name));
+    }
+  }
+  if (doc.contains("t1_grid")) {
+    const json& grid = doc["t1_grid"];
+    m.t1_spec = text(member(grid, "spec", origin, "\"t1_grid\""), origin, "t1_grid.spec");
+    const json& ps = member(grid, "problem_size", origin, "\"t1_grid\"");
+    if (!ps.is_array() || ps.empty() || ps.size() > 3) wrong_type(ps, origin, "t1_grid.problem_size", "a list of 1 to 3 integers");
+    for (const json& v : ps) m.t1_problem_size.push_back(integer(v, origin, "t1_grid.problem_size entry"));
+  }
+  if (!safe_file_stem(m.default_id))
     throw Error(origin + ": \"default_id\" " + shown(m.default_id) +
-                " is not among its configs; reconfigure the build to regenerate the manifest");
+                " is not a config id (letters, digits, '_' and '-'); reconfigure the build to regenerate the manifest");
+  // The configs: the space enumerated again, which must give what the plan found.
+  try {
+    m.enumerate_configs();
+  } catch (const Error& e) {
+    // The constraints' text comes from the file: one line, of a bounded length.
+    throw Error(origin + ": " + untrusted_json::printable(e.what(), 300) +
+                "; reconfigure the build to regenerate the manifest");
+  }
+  if (m.configs.size() != valid.get<uint64_t>())
+    throw Error(origin + ": the space enumerates to " + std::to_string(m.configs.size()) + " configs, not the " +
+                std::to_string(valid.get<uint64_t>()) + " of \"valid\"; reconfigure the build to regenerate the manifest");
+  // Every reader falls back on the DEFAULT: it must be one of the configs.
+  const std::size_t d = m.default_index();
+  if (d == m.configs.size() || m.configs[d].id != m.default_id)
+    throw Error(origin + ": \"default_id\" " + shown(m.default_id) +
+                " is not the id of \"default\" among its configs; reconfigure the build to regenerate the manifest");
   if (doc.contains("keys")) {
     const json& keys = doc["keys"];
     if (!keys.is_array()) wrong_type(keys, origin, "\"keys\"", "a list");
@@ -269,6 +265,84 @@ Manifest Manifest::from_json(const json& doc, const std::string& origin) {
     }
   }
   return m;
+}
+
+ManifestConfigs::ManifestConfigs(std::vector<std::string> names, Enumeration valid, ConfigDefines defines)
+    : names_(std::move(names)), valid_(std::move(valid)), defines_(std::move(defines)) {}
+
+ManifestConfigs ManifestConfigs::of(const std::vector<Parameter>& parameters,
+                                    const std::vector<std::vector<int64_t>>& rows) {
+  std::vector<std::string> names;
+  for (const auto& p : parameters) names.push_back(p.name);
+  Enumeration valid(parameters);
+  for (const auto& row : rows) {
+    std::vector<uint32_t> positions;
+    for (std::size_t k = 0; k < parameters.size(); ++k) {
+      const auto& v = parameters[k].values;
+      const auto it = std::find(v.begin(), v.end(), row.at(k));
+      if (it == v.end()) throw Error("config value " + std::to_string(row[k]) + " of " + names[k] + " is not among its values");
+      positions.push_back(static_cast<uint32_t>(it - v.begin()));
+    }
+    valid.append(positions);
+  }
+  if (!valid.strictly_ordered()) throw Error("configs are not in enumeration order, each once");
+  return ManifestConfigs(std::move(names), std::move(valid));
+}
+
+ManifestConfig ManifestConfigs::make(std::vector<int64_t> values) const {
+  ManifestConfig c;
+  c.values = std::move(values);
+  c.id = config_id(names_, c.values);
+  if (defines_) c.defines = defines_(c.values);
+  return c;
+}
+
+std::optional<std::size_t> ManifestConfigs::find_id(const std::string& id) const {
+  auto value_of = [](const std::string& hex) -> std::optional<uint64_t> {
+    if (hex.size() != 16 || hex.find_first_not_of("0123456789abcdef") != std::string::npos) return std::nullopt;
+    return std::stoull(hex, nullptr, 16);
+  };
+  if (!by_id_) {
+    auto index = std::make_shared<std::unordered_map<uint64_t, uint32_t>>();
+    index->reserve(size());
+    for (std::size_t i = 0; i < size(); ++i)
+      index->emplace(*value_of(config_id(names_, valid_.row(i))), static_cast<uint32_t>(i));
+    by_id_ = std::move(index);
+  }
+  const auto v = value_of(id);
+  if (!v) return std::nullopt;
+  auto it = by_id_->find(*v);
+  if (it == by_id_->end()) return std::nullopt;
+  return it->second;
+}
+
+void Manifest::enumerate_configs() {
+  const Space space(spec.parameters, spec.constraints);
+  Enumeration valid;
+  try {
+    valid = space.enumerate(UINT64_MAX, max_points);
+  } catch (const EvalError& e) {
+    throw Error(std::string("the constraints fail: ") + e.what());
+  }
+  if (valid.gave_up) throw Error("the space's enumeration gave up after " + std::to_string(max_points) + " points");
+  ConfigDefines config_defines;
+  if (!t1_spec.empty()) {
+    config_defines = t1_grid_defines(t1_spec, spec, t1_problem_size);
+  } else if (!defines.empty()) {
+    config_defines = [fixed = defines](std::span<const int64_t>) { return fixed; };
+  }
+  configs = ManifestConfigs(space.names(), std::move(valid), std::move(config_defines));
+}
+
+std::size_t Manifest::default_index() const {
+  std::vector<int64_t> values;
+  for (const auto& p : spec.parameters) {
+    auto it = std::find_if(spec.default_config.begin(), spec.default_config.end(),
+                           [&](const Assignment& a) { return a.first == p.name; });
+    if (it == spec.default_config.end()) return configs.size();
+    values.push_back(it->second);
+  }
+  return configs.find(values).value_or(configs.size());
 }
 
 std::string read_file(const std::filesystem::path& path) {

@@ -4,6 +4,7 @@
 #include "ktune/t1_plan.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <cstdio>
 #include <fstream>
 #include <set>
@@ -183,6 +184,7 @@ T1Plan plan_t1(const T1PlanRequest& r) {
   if (!is_t1_spec(doc))
     throw Error(origin + ": not a T1 spec (no \"ConfigurationSpace\"); see docs/t1.md for the format");
   T1Plan p;
+  check_t1_language(doc, origin);  // a kernel in another language is refused before anything else
   p.space = read_t1_spec(doc, origin);
   p.kernel = read_t1_kernel(doc, origin);
   if (p.space.name.empty()) p.space.name = p.kernel.kernel_name;
@@ -231,9 +233,10 @@ T1Plan plan_t1(const T1PlanRequest& r) {
       throw Error(origin + ": ConfigurationSpace: " + e.what());
     }
   }();
+  // The whole space is counted: only what is compiled whole is limited (tune_command).
   Enumeration valid;
   try {
-    valid = space.enumerate(r.max_configs, r.max_points);
+    valid = space.enumerate(UINT64_MAX, r.max_points);
   } catch (const EvalError& e) {
     throw Error(origin + ": ConfigurationSpace.Conditions: " + e.what() + "; guard the division");
   }
@@ -241,26 +244,31 @@ T1Plan plan_t1(const T1PlanRequest& r) {
     throw Error(origin + ": ConfigurationSpace: " + gave_up_text(space, r.max_points) +
                 ". Narrow the parameters' Values, split Conditions so that each names fewer parameters, or raise "
                 "--max-points");
-  if (valid.truncated)
-    throw Error(origin + ": the space has more than " + with_thousands(r.max_configs) +
-                " valid configs, each a cubin to compile; tighten Conditions or raise --max-configs");
   if (valid.size() == 0)
     throw Error(origin + ": the space is empty: none of its " + with_thousands(space.product()) +
                 " points satisfies every condition; loosen ConfigurationSpace.Conditions");
-  std::vector<int64_t> default_values;
-  if (!p.space.default_config.empty()) {
+
+  // The reference every config's outputs are checked against: the Default's values, inside
+  // the space or not (Kernel Tuner runs such specs too); else the first valid config. The
+  // manifest's DEFAULT (proposed first, the baseline) must be a config of the space.
+  const std::vector<int64_t> first_valid = valid.row(0);
+  std::vector<int64_t> default_values = first_valid;
+  p.reference = first_valid;
+  if (!p.space.default_problem.empty()) {
+    p.reference_why = "the Default is not usable (" + p.space.default_problem + ")";
+  } else if (p.space.default_config.empty()) {
+    p.reference_why = "the spec has no Default";
+  } else {
+    std::vector<int64_t> given;
+    for (const auto& [name, value] : p.space.default_config) given.push_back(value);  // declaration order
+    p.reference = given;
+    p.default_from_spec = true;
     try {
       default_values = resolve_default(p.space, space);
     } catch (const Error& e) {
-      throw Error(origin + ": the Default values of ConfigurationSpace.TuningParameters: " + e.what());
+      p.default_outside = std::string(e.what()).replace(0, 7, "the Default");  // "DEFAULT ..." -> "the Default ..."
     }
-    p.default_from_spec = true;
-  } else {
-    auto first = valid.row(0);
-    default_values.assign(first.begin(), first.end());
   }
-  p.space.default_config.clear();
-  for (std::size_t k = 0; k < names.size(); ++k) p.space.default_config.emplace_back(names[k], default_values[k]);
 
   const T1Geometry geometry(p.kernel, names, origin);
   const std::string kernel_text = read_text(p.source);
@@ -269,6 +277,13 @@ T1Plan plan_t1(const T1PlanRequest& r) {
     throw Error(p.source + " names grid_size_x/y/z, which Kernel Tuner defines from the problem size, so each "
                 "problem size needs its own cubins: tune one --problem-size per --out directory (or use gridDim "
                 "in the kernel)");
+  geometry.check_local_size(p.reference);
+  geometry.divisors(p.reference);
+  for (std::size_t i = 0; i < valid.size(); ++i) {
+    const auto row = valid.row(i);
+    geometry.check_local_size(row);
+    geometry.divisors(row);
+  }
 
   Manifest& m = p.manifest;
   m.kernel = p.kernel.kernel_name;
@@ -279,7 +294,10 @@ T1Plan plan_t1(const T1PlanRequest& r) {
   m.compile.include_dirs = {fs::path(p.source).parent_path().string()};
   m.on_demand = true;
   m.spec = p.space;
+  m.spec.default_config.clear();
+  for (std::size_t k = 0; k < names.size(); ++k) m.spec.default_config.emplace_back(names[k], default_values[k]);
   m.product = space.product();
+  m.max_points = r.max_points;
   m.default_id = config_id(names, default_values);
   for (const auto& key : p.keys) {
     std::vector<Assignment> k;
@@ -287,17 +305,18 @@ T1Plan plan_t1(const T1PlanRequest& r) {
       if (key.count(d)) k.emplace_back(d, key.at(d));
     m.keys.push_back(std::move(k));
   }
+  // Kernel Tuner's macros besides the parameters: the same for every config, except the
+  // grid sizes, which the manifest computes per config from the spec.
   const std::set<std::string> parameter_names(names.begin(), names.end());
-  m.configs.reserve(valid.size());
-  for (std::size_t i = 0; i < valid.size(); ++i) {
-    auto row = valid.row(i);
-    geometry.check_local_size(row);
-    geometry.divisors(row);
-    ManifestConfig c{config_id(names, row), {row.begin(), row.end()}, {}};
-    for (auto& [name, value] : geometry.macros(row, p.problem_sizes.front(), p.grid_macros))
-      if (!parameter_names.count(name)) c.defines.emplace_back(std::move(name), value);
-    m.configs.push_back(std::move(c));
+  if (p.grid_macros) {
+    m.t1_spec = fs::absolute(r.spec).lexically_normal().string();
+    m.t1_problem_size = p.problem_sizes.front();
+  } else {
+    for (auto& [name, value] : geometry.macros(first_valid, p.problem_sizes.front(), false))
+      if (!parameter_names.count(name)) m.defines.emplace_back(std::move(name), value);
   }
+  m.enumerate_configs();
+  p.space.default_config = m.spec.default_config;
 
   // The files.
   p.kernel_dir = fs::absolute(r.out / "kernel").lexically_normal();
@@ -309,17 +328,32 @@ T1Plan plan_t1(const T1PlanRequest& r) {
   m.source = wrapper.string();
   write_file_if_changed(wrapper, wrapper_source(r, p, doc));
   write_file_if_changed(p.manifest_path, m.to_json().dump(1) + "\n");
-  write_file_if_changed(p.kernel_dir / "on_demand.ninja", ninja_edges(m, p.kernel_dir, r.tool));
   T1Run run{fs::absolute(r.spec).lexically_normal().string(), p.manifest_path.string(), r.atol, r.rtol,
-            r.save_arguments.empty() ? "" : fs::absolute(r.save_arguments).lexically_normal().string()};
+            r.save_arguments.empty() ? "" : fs::absolute(r.save_arguments).lexically_normal().string(),
+            p.reference};
   write_file_if_changed(p.run_file, run.to_json().dump(1) + "\n");
   return p;
+}
+
+ConfigDefines t1_grid_defines(const std::string& t1_spec, const SpaceSpec& spec,
+                              const std::vector<int64_t>& problem_size) {
+  const json doc = read_json_file(t1_spec);
+  std::vector<std::string> names;
+  for (const auto& p : spec.parameters) names.push_back(p.name);
+  auto geometry = std::make_shared<const T1Geometry>(read_t1_kernel(doc, t1_spec), names, t1_spec);
+  const std::set<std::string> parameters(names.begin(), names.end());
+  return [geometry, problem_size, parameters](std::span<const int64_t> values) {
+    std::vector<std::pair<std::string, int64_t>> out;
+    for (auto& [name, value] : geometry->macros(values, problem_size, true))
+      if (!parameters.count(name)) out.emplace_back(std::move(name), value);
+    return out;
+  };
 }
 
 json T1Run::to_json() const {
   return {{"schema", "ktune.t1_run"}, {"spec", spec}, {"manifest", manifest},
           {"atol", atol ? json(*atol) : json(nullptr)}, {"rtol", rtol ? json(*rtol) : json(nullptr)},
-          {"save_arguments", save_arguments}};
+          {"save_arguments", save_arguments}, {"reference", reference}};
 }
 
 T1Run T1Run::from_json(const json& doc, const std::string& origin) {
@@ -335,6 +369,14 @@ T1Run T1Run::from_json(const json& doc, const std::string& origin) {
   if (doc.contains("save_arguments")) {
     if (!doc["save_arguments"].is_string()) throw bad("\"save_arguments\" is not a path");
     run.save_arguments = doc["save_arguments"].get<std::string>();
+  }
+  if (doc.contains("reference")) {
+    const json& ref = doc["reference"];
+    if (!ref.is_array()) throw bad("\"reference\" is not a list of integers");
+    for (const json& v : ref) {
+      if (!v.is_number_integer()) throw bad("\"reference\" is not a list of integers");
+      run.reference.push_back(v.get<int64_t>());
+    }
   }
   for (auto [field, target] : {std::pair{"atol", &run.atol}, std::pair{"rtol", &run.rtol}}) {
     if (!doc.contains(field) || doc[field].is_null()) continue;

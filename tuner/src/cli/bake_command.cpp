@@ -2,6 +2,7 @@
 // generated header and data source that carry a kernel's tuned configs into the user's
 // binary, and bake.json saying what was used. Prints one line: which GPUs' tables, or
 // DEFAULT only; with --json, the files written and bake.json's content.
+#include <chrono>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -13,7 +14,7 @@
 #include "ktune/bake.hpp"
 #include "ktune/compile_record.hpp"
 #include "ktune/manifest.hpp"
-#include "ktune/on_demand_build.hpp"
+#include "ktune/compile_pool.hpp"
 
 namespace ktune::cli {
 namespace {
@@ -23,7 +24,6 @@ struct BakeOptions {
   std::string out_dir;
   std::vector<std::string> db_dirs;
   std::string ptx;
-  std::string ninja = "ninja";
   unsigned jobs = 1;
   bool quiet = false;
   bool json = false;
@@ -37,12 +37,18 @@ std::string one_line(std::string text) {
   return text;
 }
 
-// Whether a config's compile record exists and says "ok".
-bool compiled_ok(const std::filesystem::path& kernel_dir, const ManifestConfig& c) {
-  const auto record = kernel_dir / c.record();
+// The configs of the space whose compile record says "ok": found through the records
+// directory, so that a space of millions costs what was compiled, not what could be.
+std::set<std::string> compiled_configs(const Manifest& m, const std::filesystem::path& kernel_dir) {
+  std::set<std::string> ok;
   std::error_code ec;
-  return std::filesystem::exists(record, ec) &&
-         CompileRecord::read(record).status == "ok";
+  for (std::filesystem::directory_iterator it(kernel_dir / "records", ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->path().extension() != ".json") continue;
+    const std::string id = it->path().stem().string();
+    if (!m.configs.find_id(id)) continue;
+    if (CompileRecord::read(it->path()).status == "ok") ok.insert(id);
+  }
+  return ok;
 }
 
 // The configs a table launches: each key's best and the common best.
@@ -57,40 +63,38 @@ void run(const BakeOptions& o) {
   namespace fs = std::filesystem;
   const Manifest m = Manifest::from_json(read_json_file(o.manifest), o.manifest);
   const fs::path kernel_dir = fs::path(o.manifest).parent_path();
-  std::set<std::string> compiled;
-  for (const auto& c : m.configs)
-    if (compiled_ok(kernel_dir, c)) compiled.insert(c.id);
+  std::set<std::string> compiled = compiled_configs(m, kernel_dir);
   if (!compiled.count(m.default_id))
     throw Error("ktune bake: " + m.kernel + ": the DEFAULT config " + m.default_id +
-                " did not compile (see " + (kernel_dir / m.configs.front().log()).parent_path().string() +
+                " did not compile (see " + (kernel_dir / "logs").string() +
                 "); every build needs it as the fallback");
   std::vector<fs::path> dirs(o.db_dirs.begin(), o.db_dirs.end());
   const std::string hash = kernel_hash(o.manifest);
   if (m.on_demand) {
     // The winners a DB names may not be built yet, or built from older sources: plan as if
-    // every config were compiled, ask Ninja for the winners (it rebuilds only what is
-    // missing or stale), and plan again. A winner that fails to compile drops out and the
-    // next best takes its place (rarely more than one round).
-    const OnDemandBuild builder(kernel_dir, o.ninja, o.jobs);
-    std::map<std::string, const ManifestConfig*> by_id;
-    std::set<std::string> candidates, asked;
-    for (const auto& c : m.configs) {
-      by_id[c.id] = &c;
-      candidates.insert(c.id);
-    }
+    // every config were compiled, compile the winners (the pool skips what is current), and
+    // plan again. A winner that fails to compile drops out and the next best takes its
+    // place (rarely more than one round).
+    CompilePool pool(m, kernel_dir, o.jobs);
+    std::set<std::string> failed, asked;
+    auto usable = [&](const std::string& id) { return !failed.count(id) && m.configs.find_id(id).has_value(); };
     for (;;) {
-      std::vector<const ManifestConfig*> wanted;
-      for (const auto& table : plan_bake(m, hash, dirs, candidates).tables)
+      std::vector<std::string> wanted;
+      for (const auto& table : plan_bake_if(m, hash, dirs, usable).tables)
         for (const auto& id : winners(table))
-          if (asked.insert(id).second) wanted.push_back(by_id.at(id));
+          if (asked.insert(id).second) wanted.push_back(id);
       if (wanted.empty()) break;
-      auto built = builder.build(wanted);
-      if (built.exit_code != 0)
-        std::cerr << "ktune: warning: " << m.kernel << ": Ninja exited with " << built.exit_code
-                  << " compiling the DBs' winners; see " << builder.log().string() << "\n";
-      for (const auto* c : wanted) {
-        if (compiled_ok(kernel_dir, *c)) compiled.insert(c->id);
-        else candidates.erase(c->id);
+      for (std::size_t i = 0; i < wanted.size(); ++i) pool.submit(i, m.configs[*m.configs.find_id(wanted[i])]);
+      for (std::size_t n = 0; n < wanted.size();)
+        if (pool.wait_for(std::chrono::milliseconds(100))) ++n;
+      for (const auto& id : wanted) {
+        bool ok = false;
+        try {
+          ok = CompileRecord::read(kernel_dir / "records" / (id + ".json")).status == "ok";
+        } catch (const Error&) {
+        }
+        if (ok) compiled.insert(id);
+        else failed.insert(id);
       }
     }
   }
@@ -128,9 +132,7 @@ void add_bake_command(CLI::App& app) {
   sub->add_option("--db-dir", o->db_dirs, "a directory of tuning DBs; earlier ones win for a GPU model");
   sub->add_option("--ptx", o->ptx, "the DEFAULT config's PTX, for GPUs nothing was compiled for")
       ->check(CLI::ExistingFile);
-  sub->add_option("--ninja", o->ninja, "Ninja, to compile the winners of kernels compiled on demand")
-      ->capture_default_str();
-  sub->add_option("--jobs", o->jobs, "parallel compiles for those")->capture_default_str()->check(CLI::Range(1u, 4096u));
+  sub->add_option("--jobs", o->jobs, "parallel compiles of the DBs' winners, for kernels compiled on demand")->capture_default_str()->check(CLI::Range(1u, 4096u));
   auto* quiet = sub->add_flag("--quiet", o->quiet, "print nothing");
   sub->add_flag("--json", o->json, "print bake.json's content and the files written, as JSON")->excludes(quiet);
   sub->callback([o] { run(*o); });

@@ -17,7 +17,7 @@ void add_compile_command(CLI::App& app) {
   sub->add_option("--source", job->source, "the file compiled (named by a placeholder depfile)");
   sub->add_option("command", job->command, "compiler command line, after --")->required();
   sub->callback([job] {
-    int code = run_compile_job(*job);
+    int code = run_compile_job(*job).exit_code;
     if (code != 0) throw CLI::RuntimeError(code);
   });
 }

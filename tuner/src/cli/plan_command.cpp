@@ -1,5 +1,6 @@
 // `ktune plan`: run by ktune_add_kernel() at configure time. Checks the declaration,
 // enumerates the space and writes the manifest plus the CMake list of cubin edges.
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 
@@ -16,6 +17,7 @@ struct PlanOptions {
   PlanRequest request;
   std::string out_dir;
   std::string tool;  // the `ktune` the build edges run; default: this program
+  std::string seed;  // unused here
 };
 
 void run(PlanOptions& o) {
@@ -38,7 +40,7 @@ void run(PlanOptions& o) {
       o.tool.empty() ? std::filesystem::read_symlink("/proc/self/exe").string() : o.tool;
   dir = std::filesystem::absolute(dir);
   write_file_if_changed(dir / "configs.cmake", cmake_edges(plan.manifest, dir, tool));
-  if (plan.manifest.on_demand) write_file_if_changed(dir / "on_demand.ninja", ninja_edges(plan.manifest, dir, tool));
+  std::filesystem::remove(dir / "on_demand.ninja");  // what older versions wrote
 
   const Manifest& m = plan.manifest;
   std::cout << m.kernel << ": " << m.configs.size() << " configs of " << points_text(m.product) << " points";
@@ -46,8 +48,10 @@ void run(PlanOptions& o) {
   for (const auto& [n, v] : m.spec.default_config) def += " " + n + "=" + std::to_string(v);
   std::cout << "; default" << def << (plan.default_chosen ? " (no DEFAULT given: the first valid config)" : "");
   if (m.on_demand)
-    std::cout << "; compiled on demand (over the eager-build limit of " << o.request.eager_limit
+    std::cout << "; compiled on demand (over the eager-build limit of "
+              << std::min(o.request.eager_limit, o.request.max_configs)
               << "): the build makes the DEFAULT's cubin, the tuner those its strategy proposes";
+  if (!plan.search.why.empty()) std::cout << "; search: " << plan.search.why;
   std::cout << "\n";
 }
 
@@ -67,7 +71,13 @@ void add_plan_command(CLI::App& app) {
   sub->add_option("--default", r.default_text, "\"NAME=VALUE ...\"");
   sub->add_option("--key", r.keys, "a key (KEYS), once each");
   sub->add_option("--entry", r.entry, "the kernel's extern \"C\" function (default: the kernel name)");
-  sub->add_option("--max-configs", r.max_configs, "refuse spaces with more valid configs");
+  sub->add_option("--max-configs", r.max_configs,
+                  "the most configs compiled and measured whole; larger spaces are searched within a budget");
+  sub->add_flag("--tuned", r.tuned, "the kernel is tuned (HARNESS): check and print the search");
+  sub->add_option("--strategy", r.strategy, "STRATEGY, when given");
+  sub->add_option("--budget", r.budget, "BUDGET's count or share, when given");
+  sub->add_option("--seconds", r.seconds, "BUDGET's seconds, when given");
+  sub->add_option("--seed", o->seed, "SEED (the tuner's; accepted so the search's arguments pass whole)");
   sub->add_option("--max-points", r.max_points,
                   "give up enumerating a space after visiting this many points")->capture_default_str();
   sub->add_option("--eager-limit", r.eager_limit,

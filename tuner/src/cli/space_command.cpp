@@ -48,7 +48,9 @@ void run(const SpaceOptions& o) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   std::string default_status = "none";
-  if (!spec.default_config.empty()) {
+  if (!spec.default_problem.empty()) {
+    default_status = "invalid: " + spec.default_problem;
+  } else if (!spec.default_config.empty()) {
     try {
       resolve_default(spec, space);
       default_status = "valid";
@@ -57,6 +59,9 @@ void run(const SpaceOptions& o) {
     }
   }
 
+  // A bad Default does not stop the count: Kernel Tuner runs such specs too.
+  if (default_status.starts_with("invalid"))
+    std::cerr << "ktune: warning: " << o.file << ": the Default is " << default_status << "\n";
   if (o.json) {
     nlohmann::json out = {{"file", o.file},
                           {"kind", kind},

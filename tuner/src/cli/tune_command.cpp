@@ -1,9 +1,10 @@
 // `ktune tune --t1 SPEC.json [--source KERNEL.cu] [--strategy S --budget N] ...`: tunes a
 // Kernel Tuner-style kernel from its T1 spec with no C++ to write (docs/t1.md). The spec
-// is checked whole (plan_t1), the configs are compiled in parallel by Ninja (all of them,
-// or with a budget only what the strategy proposes), then ktune-t1-tuner measures them on
-// the GPU with the generic harness, every config checked against the Default config's
-// outputs, and the DB and a T4 file per problem size are written under --out.
+// is checked whole (plan_t1), the reference config (the Default's values) is compiled, then
+// ktune-t1-tuner compiles what its strategy proposes in a pool of --jobs nvcc processes and
+// measures each cubin on the GPU as soon as it exists, with the generic harness, every
+// config checked against the reference outputs; the DB and a T4 file per problem size are
+// written under --out.
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -12,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -29,7 +31,8 @@
 #include "ktune/driver.hpp"
 #include "ktune/fingerprint.hpp"
 #include "ktune/interop.hpp"
-#include "ktune/on_demand_build.hpp"
+#include "ktune/compile_pool.hpp"
+#include "ktune/config_id.hpp"
 #include "ktune/strategy.hpp"
 #include "ktune/t1_plan.hpp"
 
@@ -50,7 +53,7 @@ struct TuneT1Options {
   std::string budget;
   std::optional<double> seconds;
   uint64_t seed = 0;
-  std::string arch, nvcc, ninja, tuner;
+  std::string arch, nvcc, tuner;
   std::vector<std::string> flags;
   unsigned jobs = 0;
   std::optional<double> atol, rtol;
@@ -88,14 +91,6 @@ std::string find_nvcc(const std::string& given) {
   if (auto p = on_path("nvcc"); !p.empty()) return p;
   throw Error("nvcc not found (looked at KTUNE_NVCC, CUDA_PATH, CUDA_HOME, /usr/local/cuda, PATH); install the CUDA "
               "toolkit or pass --nvcc PATH");
-}
-
-std::string find_ninja(const std::string& given) {
-  if (!given.empty()) return given;
-  for (const char* name : {"ninja", "ninja-build"})
-    if (auto p = on_path(name); !p.empty()) return p;
-  throw Error("Ninja not found on PATH; it compiles the configs in parallel: install it (Debian: ninja-build) or "
-              "pass --ninja PATH");
 }
 
 fs::path self() { return fs::read_symlink("/proc/self/exe"); }
@@ -148,6 +143,14 @@ std::string first_error(const fs::path& log) {
   return "";
 }
 
+// "block_size_x=16 tile_size_x=2": a config's values, for messages.
+std::string describe(const Manifest& m, const std::vector<int64_t>& values) {
+  std::string s;
+  for (std::size_t k = 0; k < values.size(); ++k)
+    s += (s.empty() ? "" : " ") + m.spec.parameters[k].name + "=" + std::to_string(values[k]);
+  return s;
+}
+
 }  // namespace tune_cli
 
 void run(const TuneT1Options& o) {
@@ -165,7 +168,6 @@ void run(const TuneT1Options& o) {
   r.atol = o.atol;
   r.rtol = o.rtol;
   r.save_arguments = o.save_arguments;
-  r.max_configs = o.max_configs;
   if (o.max_configs == 0) throw Error("--max-configs must be a positive integer");
   r.max_points = o.max_points;
 
@@ -190,77 +192,105 @@ void run(const TuneT1Options& o) {
   const T1Plan p = plan_t1(r);
   const Manifest& m = p.manifest;
 
-  // Strategy and budget: the command line, else the spec's Search and Budget.
-  const std::string strategy = !o.strategy.empty() ? o.strategy : p.kernel.strategy.value_or("exhaustive");
+  // Strategy and budget: the command line, else the spec's Search and Budget, completed by
+  // the defaults (a budget without a strategy, or a space too large to measure whole, gets
+  // the default strategy).
+  const std::string given_strategy = !o.strategy.empty() ? o.strategy : p.kernel.strategy.value_or("");
   {
     const auto known = strategy_names();
-    if (std::find(known.begin(), known.end(), strategy) == known.end() && strategy != "default") {
+    if (!given_strategy.empty() && std::find(known.begin(), known.end(), given_strategy) == known.end() &&
+        given_strategy != "default") {
       std::string list;
       for (const auto& n : known) list += (list.empty() ? "" : ", ") + n;
-      throw Error((o.strategy.empty() ? o.t1 + ": Search.Name" : std::string("--strategy")) + " \"" + strategy +
+      throw Error((o.strategy.empty() ? o.t1 + ": Search.Name" : std::string("--strategy")) + " \"" + given_strategy +
                   "\" is not a ktune strategy (" + list + "; Kernel Tuner's brute_force, random_sample, "
                   "genetic_algorithm, simulated_annealing, bayes_opt and mls map to them): pass --strategy NAME");
     }
   }
   const std::string budget = !o.budget.empty() ? o.budget : p.kernel.budget.value_or("");
-  if (!budget.empty()) parse_budget(budget, m.configs.size(), o.budget.empty() ? o.t1 + ": Budget" : "--budget");
   const std::optional<double> seconds = o.seconds ? o.seconds : p.kernel.budget_seconds;
   if (seconds && !(*seconds > 0)) throw Error("--seconds must be positive");
+  const SearchChoice choice =
+      choose_search(given_strategy, budget, seconds, m.configs.size(), o.max_configs,
+                    o.budget.empty() && !budget.empty() ? o.t1 + ": Budget" : "--budget");
+  const std::string strategy = choice.strategy;
 
   std::string default_text;
   for (const auto& [n, v] : m.spec.default_config) default_text += (default_text.empty() ? "" : " ") + n + "=" + std::to_string(v);
   say << "ktune: " << m.kernel << " from " << o.t1 << ": " << m.configs.size() << " configs of " << m.product
-      << " points; Default " << default_text << (p.default_from_spec ? "" : " (no Default in the spec: the first valid config)")
+      << " points; Default " << default_text << (p.default_from_spec ? "" : " (no usable Default in the spec: the first valid config)")
       << "; " << p.keys.size() << " problem size" << (p.keys.size() == 1 ? "" : "s") << "; cubins for sm_"
       << m.compile.arch << " (" << arch_why << "), " << jobs << " parallel nvcc jobs\n";
+  if (!p.space.default_problem.empty())
+    say << "ktune: warning: " << o.t1 << ": " << p.space.default_problem << "\n";
+  if (!p.default_outside.empty())
+    say << "ktune: warning: " << o.t1 << ": " << p.default_outside
+        << "; its values still give the reference outputs, and the first valid config is the baseline\n";
+  if (!choice.why.empty()) say << "ktune: " << m.kernel << ": search: " << choice.why << "\n";
 
   // The tuner program, looked for before anything is compiled.
   const std::string tuner = driver && !o.compile_only ? find_tuner(o.tuner) : "";
 
-  // Compile: everything for a search of the whole space, else the Default (the tuner asks
-  // Ninja for what the strategy proposes, a batch ahead of measuring).
-  const bool whole = (strategy == "exhaustive" && budget.empty() && !seconds) || o.compile_only;
-  std::vector<const ManifestConfig*> wanted;
-  for (const auto& c : m.configs)
-    if (whole || c.id == m.default_id) wanted.push_back(&c);
-  const OnDemandBuild build(p.kernel_dir, find_ninja(o.ninja), jobs);
-  const auto built = build.build(wanted);
-  if (built.exit_code != 0)
-    throw Error("Ninja exited with " + std::to_string(built.exit_code) + " compiling the configs; see " +
-                build.log().string());
+  // Compile now: the reference and the DEFAULT (and with --compile-only every config); the
+  // tuner compiles the rest in its own pool, measuring each cubin as soon as it exists.
+  const auto compile_start = std::chrono::steady_clock::now();
+  CompilePool pool(m, p.kernel_dir, jobs);
+  const ManifestConfig reference = m.configs.make(p.reference);
+  std::vector<ManifestConfig> wanted = {reference};
+  if (reference.id != m.default_id) wanted.push_back(m.configs[m.default_index()]);
+  if (o.compile_only)
+    for (std::size_t i = 0; i < m.configs.size(); ++i)
+      if (m.configs[i].id != reference.id) wanted.push_back(m.configs[i]);
+  for (std::size_t i = 0; i < wanted.size(); ++i) pool.submit(i, wanted[i]);
+  for (std::size_t n = 0; n < wanted.size();)
+    if (pool.wait_for(std::chrono::milliseconds(200))) ++n;
+  const double compile_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - compile_start).count();
   std::size_t ok = 0, failed = 0;
-  std::string default_error;
-  bool default_failed = false;
-  for (const auto* c : wanted) {
-    bool compiled = false;
+  auto compiled = [&](const ManifestConfig& c) {
     try {
-      compiled = CompileRecord::read(p.kernel_dir / c->record()).status == "ok";
+      return CompileRecord::read(p.kernel_dir / c.record()).status == "ok";
     } catch (const Error&) {
+      return false;
     }
-    compiled ? ++ok : ++failed;
-    if (!compiled && c->id == m.default_id) {
-      default_failed = true;
-      const std::string line = first_error(p.kernel_dir / c->log());
-      default_error = line.empty() ? "" : ": " + line;
-    }
-  }
+  };
+  for (const auto& c : wanted) compiled(c) ? ++ok : ++failed;
   say << "ktune: " << m.kernel << ": compiled " << wanted.size() << " config" << (wanted.size() == 1 ? "" : "s")
-      << " in " << std::fixed << std::setprecision(1) << built.seconds << " s: " << ok << " ok, " << failed
+      << " in " << std::fixed << std::setprecision(1) << compile_seconds << " s: " << ok << " ok, " << failed
       << " failed to compile" << (failed ? " (logs: " + (p.kernel_dir / "logs").string() + ")" : "")
-      << (whole ? "" : "; the tuner compiles the configs its strategy proposes") << "\n";
-  for (const auto& c : m.configs)
-    if (c.id == m.default_id && default_failed)
-      throw Error(m.kernel + ": the Default config (" + default_text + ") did not compile" + default_error +
+      << (o.compile_only ? "" : "; the tuner compiles the configs its strategy proposes") << "\n";
+
+  // The reference: the Default's values when they compile (and, in the harness, run), else
+  // the DEFAULT of the space.
+  std::vector<int64_t> reference_values = p.reference;
+  std::string reference_text = p.reference_why.empty() ? "the Default's values" : "the first valid config (" + p.reference_why + ")";
+  if (!compiled(reference)) {
+    const ManifestConfig fallback = m.configs[m.default_index()];
+    const std::string line = first_error(p.kernel_dir / reference.log());
+    if (fallback.id == reference.id || !compiled(fallback))
+      throw Error(m.kernel + ": the reference config (" + describe(m, reference.values) + ") did not compile" +
+                  (line.empty() ? "" : ": " + line) + (fallback.id == reference.id ? "" : ", nor did the first valid config") +
                   "; every config is checked against its outputs, so fix the kernel or the Default values; log: " +
-                  (p.kernel_dir / c.log()).string());
+                  (p.kernel_dir / reference.log()).string());
+    reference_values = fallback.values;
+    reference_text = "the first valid config (the Default's values did not compile" + (line.empty() ? "" : ": " + line) + ")";
+  }
+  say << "ktune: " << m.kernel << ": reference outputs: " << reference_text << ", " << describe(m, reference_values)
+      << "\n";
+  {
+    T1Run run = T1Run::from_json(read_json_file(p.run_file), p.run_file.string());
+    run.reference = reference_values;
+    write_file_if_changed(p.run_file, run.to_json().dump(1) + "\n");
+  }
 
   json out = {{"kernel", m.kernel}, {"spec", o.t1}, {"source", p.source}, {"out", fs::absolute(r.out).string()},
               {"manifest", p.manifest_path.string()}, {"arch", m.compile.arch}, {"configs", m.configs.size()},
               {"product", m.product}, {"default_id", m.default_id}, {"strategy", strategy},
-              {"compile", {{"asked", wanted.size()}, {"ok", ok}, {"failed", failed}, {"seconds", built.seconds}}},
+              {"reference", {{"values", reference_values}, {"why", reference_text}}},
+              {"compile", {{"asked", wanted.size()}, {"ok", ok}, {"failed", failed}, {"seconds", compile_seconds}}},
               {"keys", json::array()}, {"tuned", false}};
   for (const auto& key : p.keys) out["keys"].push_back(key_id(key));
-  if (!budget.empty()) out["budget"] = budget;
+  if (choice.evaluations) out["budget"] = *choice.evaluations;
+  if (!choice.why.empty()) out["search_why"] = choice.why;
   if (o.compile_only) {
     if (o.json) std::cout << out.dump(2) << "\n";
     return;
@@ -280,10 +310,9 @@ void run(const TuneT1Options& o) {
   std::vector<std::string> args = {tuner, "--manifest", p.manifest_path.string(), "--db-dir",
                                    p.db_dir.string(), "--strategy", strategy, "--seed", std::to_string(o.seed),
                                    "--summary-out", summary.string(), "--worker-log", worker_log.string(),
-                                   "--ninja", find_ninja(o.ninja), "--compile-jobs", std::to_string(jobs),
-                                   "--require-gpu"};
-  if (!budget.empty()) args.insert(args.end(), {"--budget", budget});
-  if (seconds) args.insert(args.end(), {"--seconds", std::to_string(*seconds)});
+                                   "--compile-jobs", std::to_string(jobs), "--require-gpu"};
+  if (choice.evaluations) args.insert(args.end(), {"--budget", std::to_string(*choice.evaluations)});
+  if (choice.seconds) args.insert(args.end(), {"--seconds", std::to_string(*choice.seconds)});
   if (o.retune) args.push_back("--retune");
   if (!o.gpus.empty()) args.insert(args.end(), {"--gpus", o.gpus});
   for (const auto& key : p.keys) {
@@ -362,7 +391,8 @@ void add_tune_command(CLI::App& app) {
   std::string names;
   for (const auto& n : strategy_names()) names += (names.empty() ? "" : ", ") + n;
   sub->add_option("--strategy", o->strategy,
-                  "search strategy: " + names + " (default: the spec's Search, else exhaustive)")
+                  "search strategy: " + names + " (default: the spec's Search; else with a budget, or for a space "
+                  "over --max-configs, the default strategy; else exhaustive)")
       ->check(valid([names](const std::string& v) {
         const auto known = strategy_names();
         if (v != "default" && std::find(known.begin(), known.end(), v) == known.end())
@@ -383,9 +413,11 @@ void add_tune_command(CLI::App& app) {
   sub->add_option("--nvcc", o->nvcc, "nvcc (default: KTUNE_NVCC, CUDA_PATH, /usr/local/cuda, PATH)");
   sub->add_option("--flag", o->flags, "an extra nvcc flag after the spec's CompilerOptions (repeatable)");
   sub->add_option("--jobs", o->jobs, "parallel nvcc jobs (default: the cores)")->check(CLI::Range(1u, 4096u));
-  sub->add_option("--ninja", o->ninja, "Ninja, which runs the compiles (default: ninja on PATH)");
   sub->add_option("--tuner", o->tuner, "the ktune-t1-tuner program (default: beside ktune)");
-  sub->add_option("--max-configs", o->max_configs, "refuse spaces with more valid configs")->capture_default_str();
+  sub->add_option("--max-configs", o->max_configs,
+                  "the most configs measured whole: a larger space without --strategy or --budget is searched by "
+                  "the default strategy within a default budget, and exhaustive search of it is refused")
+      ->capture_default_str();
   sub->add_option("--max-points", o->max_points, "give up enumerating the space after visiting this many points")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);

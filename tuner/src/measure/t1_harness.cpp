@@ -50,12 +50,14 @@ const T1Setup& setup() {
     const Manifest m = Manifest::from_json(read_json_file(s.run.manifest), s.run.manifest);
     for (const auto& p : m.spec.parameters) s.names.push_back(p.name);
     const auto dir = std::filesystem::path(s.run.manifest).parent_path();
-    for (const auto& c : m.configs)
-      if (c.id == m.default_id) {
-        s.default_values = c.values;
-        s.default_cubin = (dir / c.cubin()).string();
-        s.default_log = (dir / c.log()).string();
-      }
+    // The reference: the run file's (the Default's values, which may lie outside the
+    // space), else the manifest's DEFAULT.
+    const ManifestConfig ref = s.run.reference.size() == m.spec.parameters.size()
+                                   ? m.configs.make(s.run.reference)
+                                   : m.configs[m.default_index()];
+    s.default_values = ref.values;
+    s.default_cubin = (dir / ref.cubin()).string();
+    s.default_log = (dir / ref.log()).string();
     s.entry = m.entry;
     return s;
   }();

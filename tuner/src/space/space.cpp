@@ -1,6 +1,7 @@
 #include "ktune/space.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <numeric>
 #include <set>
 
@@ -52,6 +53,103 @@ std::vector<int> binding_order(std::size_t n, const std::vector<Expression>& con
 }
 
 }  // namespace
+
+Enumeration::Enumeration(const std::vector<Parameter>& parameters) : width(parameters.size()) {
+  // Each parameter a field of just enough bits for its positions, fields packed from the
+  // most significant bit down; a field never straddles two words.
+  std::size_t word = 0, free_bits = 64;
+  for (const auto& p : parameters) {
+    values_.push_back(p.values);
+    const auto bits = static_cast<uint8_t>(p.values.size() <= 1 ? 0 : std::bit_width(p.values.size() - 1));
+    if (bits > free_bits) ++word, free_bits = 64;
+    free_bits -= bits;
+    bits_.push_back(bits);
+    shift_.push_back(static_cast<uint8_t>(free_bits));
+    word_.push_back(static_cast<uint8_t>(word));
+  }
+  words_ = word + 1;
+}
+
+void Enumeration::encode(std::span<const uint32_t> positions, uint64_t* key) const {
+  std::fill(key, key + words_, 0);
+  for (std::size_t k = 0; k < width; ++k)
+    if (bits_[k]) key[word_[k]] |= static_cast<uint64_t>(positions[k]) << shift_[k];
+}
+
+void Enumeration::append(std::span<const uint32_t> positions) {
+  keys_.resize(keys_.size() + words_);
+  encode(positions, keys_.data() + keys_.size() - words_);
+}
+
+void Enumeration::sort() {
+  if (words_ == 1) return std::sort(keys_.begin(), keys_.end());
+  const std::size_t n = size(), w = words_;
+  std::vector<uint32_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    return std::lexicographical_compare(keys_.begin() + a * w, keys_.begin() + (a + 1) * w,
+                                        keys_.begin() + b * w, keys_.begin() + (b + 1) * w);
+  });
+  std::vector<uint64_t> sorted(keys_.size());
+  for (std::size_t r = 0; r < n; ++r) std::copy_n(keys_.begin() + order[r] * w, w, sorted.begin() + r * w);
+  keys_ = std::move(sorted);
+}
+
+bool Enumeration::strictly_ordered() const {
+  for (std::size_t i = 1; i < size(); ++i)
+    if (!std::lexicographical_compare(keys_.begin() + (i - 1) * words_, keys_.begin() + i * words_,
+                                      keys_.begin() + i * words_, keys_.begin() + (i + 1) * words_))
+      return false;
+  return true;
+}
+
+uint32_t Enumeration::position(std::size_t i, std::size_t k) const {
+  if (!bits_[k]) return 0;
+  return static_cast<uint32_t>((keys_[i * words_ + word_[k]] >> shift_[k]) & ((uint64_t{1} << bits_[k]) - 1));
+}
+
+std::vector<uint32_t> Enumeration::positions(std::size_t i) const {
+  std::vector<uint32_t> out(width);
+  for (std::size_t k = 0; k < width; ++k) out[k] = position(i, k);
+  return out;
+}
+
+std::vector<int64_t> Enumeration::row(std::size_t i) const {
+  std::vector<int64_t> out(width);
+  for (std::size_t k = 0; k < width; ++k) out[k] = values_[k][position(i, k)];
+  return out;
+}
+
+std::optional<std::size_t> Enumeration::find(std::span<const uint32_t> positions) const {
+  if (positions.size() != width || width == 0) return std::nullopt;
+  for (std::size_t k = 0; k < width; ++k)
+    if (positions[k] >= values_[k].size()) return std::nullopt;
+  uint64_t key[8];
+  std::vector<uint64_t> long_key;
+  uint64_t* target = key;
+  if (words_ > 8) long_key.resize(words_), target = long_key.data();
+  encode(positions, target);
+  std::size_t lo = 0, hi = size();
+  while (lo < hi) {  // the first config not below the target
+    const std::size_t mid = lo + (hi - lo) / 2;
+    const uint64_t* at = keys_.data() + mid * words_;
+    if (std::lexicographical_compare(at, at + words_, target, target + words_)) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo < size() && std::equal(target, target + words_, keys_.data() + lo * words_)) return lo;
+  return std::nullopt;
+}
+
+std::optional<std::size_t> Enumeration::find_values(std::span<const int64_t> values) const {
+  if (values.size() != width) return std::nullopt;
+  std::vector<uint32_t> pos(width);
+  for (std::size_t k = 0; k < width; ++k) {
+    auto it = std::find(values_[k].begin(), values_[k].end(), values[k]);
+    if (it == values_[k].end()) return std::nullopt;
+    pos[k] = static_cast<uint32_t>(it - values_[k].begin());
+  }
+  return find(pos);
+}
 
 Space::Space(std::vector<Parameter> parameters, std::vector<std::string> constraints)
     : parameters_(std::move(parameters)) {
@@ -119,8 +217,7 @@ int Space::first_violated(std::span<const int64_t> values) const {
 
 Enumeration Space::enumerate(uint64_t limit, uint64_t max_visits) const {
   const std::size_t n = parameters_.size();
-  Enumeration result;
-  result.width = n;
+  Enumeration result(parameters_);
   result.rejected_by.assign(constraints_.size(), 0);
   if (n == 0) return result;
 
@@ -141,7 +238,7 @@ Enumeration Space::enumerate(uint64_t limit, uint64_t max_visits) const {
 
   std::vector<int64_t> values(n);
   std::vector<uint32_t> pos(n, 0);      // value position per depth
-  std::vector<uint32_t> found;          // positions per survivor, declaration order
+  std::vector<uint32_t> declared(n);    // a survivor's positions, declaration order
   uint64_t count = 0;
 
   std::size_t d = 0;
@@ -187,27 +284,14 @@ Enumeration Space::enumerate(uint64_t limit, uint64_t max_visits) const {
         result.truncated = true;
         break;
       }
-      for (std::size_t k = 0; k < n; ++k) found.push_back(0);
-      uint32_t* row = found.data() + found.size() - n;
-      for (std::size_t dd = 0; dd < n; ++dd) row[order[dd]] = pos[dd];
+      for (std::size_t dd = 0; dd < n; ++dd) declared[order[dd]] = pos[dd];
+      result.append(declared);
     }
     ++pos[d];
   }
 
-  // Rows in declaration-order lexicographic order (the enumeration may bind in another).
-  const std::size_t rows = found.size() / n;
-  std::vector<uint32_t> index(rows);
-  std::iota(index.begin(), index.end(), 0);
-  bool identity = std::is_sorted(order.begin(), order.end());
-  if (!identity)
-    std::sort(index.begin(), index.end(), [&](uint32_t a, uint32_t b) {
-      return std::lexicographical_compare(found.begin() + a * n, found.begin() + (a + 1) * n,
-                                          found.begin() + b * n, found.begin() + (b + 1) * n);
-    });
-  result.values.resize(rows * n);
-  for (std::size_t r = 0; r < rows; ++r)
-    for (std::size_t k = 0; k < n; ++k)
-      result.values[r * n + k] = parameters_[k].values[found[index[r] * n + k]];
+  // Configs in declaration-order lexicographic order (the enumeration may bind in another).
+  if (!std::is_sorted(order.begin(), order.end())) result.sort();
   return result;
 }
 

@@ -218,6 +218,19 @@ std::size_t size_of(T1Type t) {
 
 bool is_floating(T1Type t) { return t == T1Type::Half || t == T1Type::Float || t == T1Type::Double; }
 
+void check_t1_language(const json& doc, std::string_view origin) {
+  using namespace t1_kernel_json;
+  const Where w{std::string(origin)};
+  if (!doc.is_object() || !doc.contains("KernelSpecification") || !doc["KernelSpecification"].is_object()) return;
+  const json& ks = doc["KernelSpecification"];
+  if (!ks.contains("Language")) w.fail("KernelSpecification", "has no \"Language\"; add \"Language\": \"CUDA\"");
+  const std::string language = text(ks["Language"], w, "KernelSpecification.Language");
+  if (language != "CUDA")
+    w.fail("KernelSpecification.Language", json_excerpt(ks["Language"]) +
+                                               " is not supported: ktune tunes CUDA kernels, compiled with nvcc "
+                                               "(Kernel Tuner also runs OpenCL, HIP and C; tune those with it)");
+}
+
 T1Kernel read_t1_kernel(const json& doc, std::string_view origin) {
   using namespace t1_kernel_json;
   const Where w{std::string(origin)};
@@ -228,10 +241,7 @@ T1Kernel read_t1_kernel(const json& doc, std::string_view origin) {
   if (!ks.is_object()) w.fail("KernelSpecification", "must be an object");
   T1Kernel k;
 
-  if (!ks.contains("Language")) w.fail("KernelSpecification", "has no \"Language\"; add \"Language\": \"CUDA\"");
-  const std::string language = text(ks["Language"], w, "KernelSpecification.Language");
-  if (language != "CUDA")
-    w.fail("KernelSpecification.Language", "\"" + language + "\" is not supported; ktune compiles CUDA with nvcc");
+  check_t1_language(doc, origin);
 
   if (!ks.contains("KernelName")) w.fail("KernelSpecification", "has no \"KernelName\"; name the __global__ function");
   k.kernel_name = text(ks["KernelName"], w, "KernelSpecification.KernelName");

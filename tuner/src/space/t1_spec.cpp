@@ -77,15 +77,20 @@ SpaceSpec read_t1_spec(const json& doc, std::string_view origin) {
       throw Error(std::string(origin) + ": " + where + ".Values: " + e.what());
     }
     if (p.contains("Default")) {
-      std::optional<int64_t> value = int64_of(p["Default"]);
-      if (!value)
-        throw Error(std::string(origin) + ": " + where + ".Default must be a 64-bit signed " +
-                    "integer, not " + json_excerpt(p["Default"]));
-      spec.default_config.emplace_back(parameter.name, *value);
+      // Real specs write `"Default": [0]`: a one-element list is read as its element.
+      const json& given = p["Default"].is_array() && p["Default"].size() == 1 ? p["Default"][0] : p["Default"];
+      if (std::optional<int64_t> value = int64_of(given))
+        spec.default_config.emplace_back(parameter.name, *value);
+      else if (spec.default_problem.empty())
+        spec.default_problem = where + ".Default " + json_excerpt(p["Default"]) + " is not an integer";
     }
     spec.parameters.push_back(std::move(parameter));
   }
-  if (spec.default_config.size() != spec.parameters.size()) spec.default_config.clear();
+  if (spec.default_problem.empty() && !spec.default_config.empty() &&
+      spec.default_config.size() != spec.parameters.size())
+    spec.default_problem = "a Default is given for " + std::to_string(spec.default_config.size()) + " of the " +
+                           std::to_string(spec.parameters.size()) + " parameters";
+  if (!spec.default_problem.empty()) spec.default_config.clear();
 
   if (space.contains("Conditions")) {
     const json& conditions = space["Conditions"];

@@ -35,7 +35,10 @@ class BayesForest {
            SearchState& state) {
     width_ = space.width();
     x_.clear();
-    for (std::size_t i : configs) x_.insert(x_.end(), space.row(i).begin(), space.row(i).end());
+    for (std::size_t i : configs) {
+      const auto row = space.row(i);
+      x_.insert(x_.end(), row.begin(), row.end());
+    }
     y_ = std::move(y);
     trees_.assign(kBayesTrees, {});
     std::vector<uint32_t> order(configs.size());
@@ -152,7 +155,7 @@ class Bayes final : public Strategy {
     fitted_at_ = state_.history().size();
 
     std::vector<std::size_t> candidates;
-    if (state_.unproposed().size() <= kBayesCandidates) {
+    if (state_.unproposed_count() <= kBayesCandidates) {
       candidates = state_.unproposed();
     } else {
       for (std::size_t c = 0; c < kBayesCandidates; ++c) candidates.push_back(state_.any_unproposed());

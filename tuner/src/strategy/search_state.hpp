@@ -4,7 +4,8 @@
 // keeps the rules in one place: the DEFAULT first, never an index twice, no more than the
 // budget, and a uniformly random unvisited config whenever the strategy has no idea of its
 // own (a random restart, or results it still waits for in batch mode), so that propose()
-// comes back empty only when the strategy is done.
+// comes back empty only when the strategy is done. Memory grows with the configs touched,
+// not with the space: a budgeted search of a space of millions keeps a few entries.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -12,6 +13,8 @@
 #include <optional>
 #include <random>
 #include <set>
+#include <unordered_map>
+#include <unordered_set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -28,21 +31,20 @@ class SearchState {
 
   SearchState(const std::string& strategy, const StrategyContext& c)
       : space_(c.space), first_(c.first), limit_(std::min(c.space.size(), c.budget.value_or(c.space.size()))),
-        rng_(c.seed), cost_(c.space.size(), kUnknown), where_(c.space.size()), pool_(c.space.size()) {
+        rng_(c.seed) {
     if (space_.size() > 0 && first_ >= space_.size())
       throw Error(strategy + ": default config index " + std::to_string(first_) +
                   " is outside the space of " + std::to_string(space_.size()) + " configs");
-    for (std::size_t i = 0; i < pool_.size(); ++i) pool_[i] = where_[i] = i;
   }
 
   const SearchSpace& space() const { return space_; }
   // Evaluations this search may propose: the space, or the budget when it is smaller.
   std::size_t limit() const { return limit_; }
-  std::size_t proposed() const { return space_.size() - pool_.size(); }
+  std::size_t proposed() const { return taken_.size(); }
   // Observed configs, in the order their results came.
   const std::vector<std::size_t>& history() const { return history_; }
   bool done() const { return proposed() >= limit_; }
-  bool was_proposed(std::size_t i) const { return where_[i] == kTaken; }
+  bool was_proposed(std::size_t i) const { return taken_.count(i) > 0; }
 
   // Up to `max` new indices; `next()` suggests one (an unproposed index) or nullopt.
   template <class Next>
@@ -62,25 +64,47 @@ class SearchState {
     if (o.index >= space_.size())
       throw Error("search: observed index " + std::to_string(o.index) + " outside the space of " +
                   std::to_string(space_.size()) + " configs");
-    if (!std::isnan(cost_[o.index])) return false;
+    if (known(o.index)) return false;
     if (!was_proposed(o.index)) take(o.index);
     // Log time: strategies compare ratios, so they work the same at any scale.
-    cost_[o.index] = o.status == Status::Ok ? std::log(std::max(o.time_ms, 1e-9)) : kFailed;
-    if (o.status == Status::Ok) ok_.emplace(cost_[o.index], o.index);
+    const double cost = o.status == Status::Ok ? std::log(std::max(o.time_ms, 1e-9)) : kFailed;
+    cost_.emplace(o.index, cost);
+    if (o.status == Status::Ok) ok_.emplace(cost, o.index);
     history_.push_back(o.index);
     return true;
   }
 
   // Log time of an observed config, kFailed for a failure, NaN when not (yet) observed.
-  double cost(std::size_t i) const { return cost_[i]; }
-  bool known(std::size_t i) const { return !std::isnan(cost_[i]); }
+  double cost(std::size_t i) const {
+    auto it = cost_.find(i);
+    return it == cost_.end() ? kUnknown : it->second;
+  }
+  bool known(std::size_t i) const { return cost_.count(i) > 0; }
   // Configs that ran, best (fastest) first.
   const std::set<std::pair<double, std::size_t>>& ranking() const { return ok_; }
 
-  // Configs not proposed yet, in no particular order.
-  const std::vector<std::size_t>& unproposed() const { return pool_; }
-  // A uniformly random config not proposed yet; the space must not be exhausted.
-  std::size_t any_unproposed() { return pool_[below(pool_.size())]; }
+  std::size_t unproposed_count() const { return space_.size() - proposed(); }
+  // Every config not proposed yet, ascending: for a strategy that scores them all when
+  // few are left.
+  std::vector<std::size_t> unproposed() const {
+    std::vector<std::size_t> out;
+    for (std::size_t i = 0; i < space_.size(); ++i)
+      if (!was_proposed(i)) out.push_back(i);
+    return out;
+  }
+  // A uniformly random config not proposed yet; the space must not be exhausted. While
+  // most are unproposed, a random draw rarely hits a proposed one: draw again. Once half
+  // are taken, the rest are listed once and drawn from that list.
+  std::size_t any_unproposed() {
+    if (pool_.empty() && proposed() * 2 < space_.size())
+      for (;;)
+        if (std::size_t i = below(space_.size()); !was_proposed(i)) return i;
+    if (pool_.empty()) {
+      pool_ = unproposed();
+      for (std::size_t at = 0; at < pool_.size(); ++at) where_[pool_[at]] = at;
+    }
+    return pool_[below(pool_.size())];
+  }
 
   // Seeded randomness, the same on every platform (the std distributions are not).
   std::size_t below(std::size_t n) { return static_cast<std::size_t>((static_cast<unsigned __int128>(rng_()) * n) >> 64); }
@@ -92,24 +116,28 @@ class SearchState {
 
  private:
   static constexpr double kUnknown = std::numeric_limits<double>::quiet_NaN();
-  static constexpr std::size_t kTaken = static_cast<std::size_t>(-1);
-
-  // Moves i out of the pool of unproposed configs: O(1), by swapping with the last.
+  // Marks i proposed; once the unproposed are listed (pool_), removes it from that list in
+  // O(1), by swapping with the last.
   void take(std::size_t i) {
-    const std::size_t at = where_[i];
+    taken_.insert(i);
+    if (pool_.empty()) return;
+    auto it = where_.find(i);
+    if (it == where_.end()) return;
+    const std::size_t at = it->second;
     pool_[at] = pool_.back();
     where_[pool_[at]] = at;
     pool_.pop_back();
-    where_[i] = kTaken;
+    where_.erase(i);
   }
 
   const SearchSpace& space_;
   std::size_t first_;
   std::size_t limit_;
   std::mt19937_64 rng_;
-  std::vector<double> cost_;
-  std::vector<std::size_t> where_;  // position in pool_, or kTaken
-  std::vector<std::size_t> pool_;   // configs not proposed yet, in no order
+  std::unordered_map<std::size_t, double> cost_;        // observed configs only
+  std::unordered_set<std::size_t> taken_;               // proposed (or observed) configs
+  std::vector<std::size_t> pool_;                       // the unproposed, once half are taken
+  std::unordered_map<std::size_t, std::size_t> where_;  // position in pool_
   std::set<std::pair<double, std::size_t>> ok_;
   std::vector<std::size_t> history_;
 };

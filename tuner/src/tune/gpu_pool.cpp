@@ -134,6 +134,19 @@ GpuPool::Finished GpuPool::wait() {
   return f;
 }
 
+std::optional<GpuPool::Finished> GpuPool::wait_for(std::chrono::milliseconds timeout) {
+  std::unique_lock lock(mutex_);
+  changed_.wait_for(lock, timeout, [&] { return !done_.empty() || error_; });
+  if (done_.empty()) {
+    if (error_) std::rethrow_exception(error_);
+    return std::nullopt;
+  }
+  Finished f = std::move(done_.front());
+  done_.pop_front();
+  --in_flight_;
+  return f;
+}
+
 void GpuPool::drop_locked(Slot& s, const std::string& why) {
   if (s.dropped) return;
   s.dropped = true;

@@ -87,6 +87,8 @@ class GpuPool {
   // The next request to finish. Throws Error when a harness failed, or when every GPU has
   // been dropped.
   Finished wait();
+  // The same, waiting at most `timeout`; nullopt when nothing finished by then.
+  std::optional<Finished> wait_for(std::chrono::milliseconds timeout);
 
   std::size_t idle() const;       // GPUs in use with nothing to do
   std::size_t in_flight() const;  // submitted and not yet returned by wait()

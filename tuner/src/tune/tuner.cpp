@@ -1,6 +1,7 @@
 #include "ktune/tuner.hpp"
 
 #include <chrono>
+#include <deque>
 #include <cstdio>
 #include <future>
 #include <filesystem>
@@ -17,7 +18,7 @@
 #include "ktune/db.hpp"
 #include "ktune/fingerprint.hpp"
 #include "ktune/manifest.hpp"
-#include "ktune/on_demand_build.hpp"
+#include "ktune/compile_pool.hpp"
 #include "ktune/progress.hpp"
 #include "ktune/worker_process.hpp"
 #include "tune/gpu_pool.hpp"
@@ -70,14 +71,16 @@ struct KeySummary {
   std::map<std::string, int> counts;  // by status
   double best_ms = -1;
   std::string best_id;
+  std::size_t best_index = 0;
   double default_ms = -1;
   std::size_t measured_now = 0, from_db = 0;
   std::map<std::string, double> phases;  // seconds the workers spent, by phase
   double samples_ms_total = 0;           // sum of every timed sample: the kernel's own time
   double seconds = 0;                    // wall time of this key
-  // On demand: configs handed to Ninja, in how many batches, its wall time, and how long
-  // measuring stood waiting for it (what the pipeline did not hide).
-  std::size_t compiled_asked = 0, compile_batches = 0;
+  // Configs the compile pool compiled (a current cubin is not compiled again), the
+  // compilers' wall time summed, and how long the GPUs stood waiting for a cubin (what the
+  // pipeline did not hide).
+  std::size_t compiled_asked = 0;
   double compile_s = 0, compile_wait_s = 0;
   nlohmann::json failures = nlohmann::json::array();  // every config that was not ok, and why
   std::map<int, std::size_t> measured_on;             // configs measured, by GPU index
@@ -138,42 +141,39 @@ json tune_group(const TuneOptions& o, const Manifest& m, GpuPool& pool, const Fi
   Db db(fs::path(o.db_dir) / (fp.gpu.model_slug() + ".json"), m.kernel);
   if (!db.warning().empty()) std::cerr << "ktune: warning: " << db.warning() << "\n";
 
-  std::size_t default_index = 0;
-  for (std::size_t i = 0; i < m.configs.size(); ++i)
-    if (m.configs[i].id == m.default_id) default_index = i;
+  const std::size_t default_index = m.default_index();
   std::vector<std::string> names;
   for (const auto& p : m.spec.parameters) names.push_back(p.name);
+  const SearchSpace search_space(m.spec.parameters, m.configs.enumeration());
 
-  std::vector<int64_t> rows;
-  for (const auto& c : m.configs) rows.insert(rows.end(), c.values.begin(), c.values.end());
-  const SearchSpace search_space(m.spec.parameters, rows);
-
-  std::optional<OnDemandBuild> on_demand;
-  if (m.on_demand) on_demand.emplace(kernel_dir, o.ninja, o.compile_jobs);
-  // On demand, batch k+1 is proposed (and compiled, all jobs) while batch k is measured,
-  // before batch k's results are in: the price of keeping the GPU busy. So a batch is at
-  // most a quarter of the evaluation budget: at least half of the budget is then proposed
-  // with results in hand (with two batches of 16 for a budget of 32, a strategy would see
-  // no result before its last proposal).
-  std::size_t batch_size = on_demand ? on_demand->jobs() : 1;
-  if (on_demand && o.budget.evaluations) batch_size = std::clamp<std::size_t>(*o.budget.evaluations / 4, 1, batch_size);
+  // Every config goes through the compile pool: one already built (an eager space, or an
+  // earlier run) comes back at once; another is compiled, a new proposal taking each freed
+  // slot, and measured as soon as its cubin exists.
+  CompilePool compiles(m, kernel_dir, o.compile_jobs);
+  // Proposals run ahead of results only as far as the compile slots and the GPUs need.
+  const std::size_t ahead_limit = compiles.jobs() + 2 * gpu_indices.size();
 
   std::vector<KeySummary> summaries;
   for (const auto& key : o.keys) {
     KeySummary ks;
     ks.key = key_id(key);
-    auto strategy = make_strategy(o.strategy, {search_space, default_index, o.seed, o.budget.evaluations});
-    Progress progress(m.kernel + " [" + ks.key + "]", m.configs.size());
+    auto strategy = make_strategy(o.strategy, {search_space, default_index, o.seed, o.budget.evaluations,
+                                               o.budget.evaluations.has_value() || o.budget.seconds.has_value()});
+    const std::size_t planned = std::min(m.configs.size(), o.budget.evaluations.value_or(m.configs.size()));
+    Progress progress(m.kernel + " [" + ks.key + "]", planned);
     const auto key_start = Clock::now();
     auto key_seconds = [&] { return std::chrono::duration<double>(Clock::now() - key_start).count(); };
     auto out_of_time = [&] { return o.budget.seconds && key_seconds() >= *o.budget.seconds; };
     double default_seconds = -1;
     std::size_t evaluations = 0, proposed = 0;
     std::map<std::size_t, double> limits;  // of the configs in flight
+    std::deque<std::size_t> ready;         // compiled, waiting for a GPU
+    const double busy_before = compiles.busy_seconds();
 
     // A config's result, its bookkeeping and the strategy told; `measured`: new, to record.
     auto finish = [&](std::size_t index, const Measurement& result, bool measured) {
-      const ManifestConfig& c = m.configs[index];
+      const ManifestConfig c = m.configs[index];
+      ++evaluations;
       if (measured) {
         db.record(fp, ks.key, c.id, values_json(m, c), result);
         ++ks.measured_now;
@@ -190,29 +190,23 @@ json tune_group(const TuneOptions& o, const Manifest& m, GpuPool& pool, const Fi
       if (result.status == Status::Ok && !result.abandoned && (ks.best_ms < 0 || result.median_ms < ks.best_ms)) {
         ks.best_ms = result.median_ms;
         ks.best_id = c.id;
+        ks.best_index = index;
       }
       strategy->observe({index, result.status, result.median_ms});
       progress.update(evaluations, ks.best_ms, ks.best_id, key_seconds());
     };
 
-    // One config: answered from the DB or its compile record at once, or sent to a GPU
-    // (its cubin must be built by now).
+    // A compiled config: its compile failure answered at once, else sent to a GPU.
     auto start = [&](std::size_t index) {
-      const ManifestConfig& c = m.configs[index];
-      ++evaluations;
-      if (std::optional<Measurement> known = o.retune ? std::nullopt : db.find(fp, ks.key, c.id)) {
-        ++ks.from_db;
-        return finish(index, *known, false);
-      }
+      const ManifestConfig c = m.configs[index];
       CompileRecord record;
       Measurement failed;
       failed.status = Status::CompileFailed;
       try {
         record = CompileRecord::read(kernel_dir / c.record());
       } catch (const Error& e) {
-        // Missing (the compile never ran) or damaged: not a compile error of the config's own.
+        // Missing (the compile could not run) or damaged: not a compile error of the config's own.
         failed.message = std::string("no usable compile record: ") + e.what();
-        if (on_demand) failed.message += " (Ninja's output: " + on_demand->log().string() + ")";
         return finish(index, failed, false);
       }
       if (record.status != "ok") {
@@ -273,60 +267,56 @@ json tune_group(const TuneOptions& o, const Manifest& m, GpuPool& pool, const Fi
       finish(index, result, true);
     };
 
-    // The next proposals, within the budget; empty when the search is over.
-    auto next_batch = [&](std::size_t size) -> std::vector<std::size_t> {
-      if (strategy->done() || out_of_time()) return {};
-      if (o.budget.evaluations) size = std::min(size, *o.budget.evaluations - std::min(proposed, *o.budget.evaluations));
-      if (size == 0) return {};
-      auto batch = strategy->propose(size);
-      proposed += batch.size();
-      return batch;
-    };
-    // Compiling a batch on another thread: only configs the DB cannot answer.
-    auto compile = [&](const std::vector<std::size_t>& batch) {
-      std::vector<const ManifestConfig*> wanted;
-      for (std::size_t i : batch)
-        if (o.retune || !db.find(fp, ks.key, m.configs[i].id)) wanted.push_back(&m.configs[i]);
-      ks.compiled_asked += wanted.size();
-      if (!wanted.empty()) ++ks.compile_batches;
-      return std::async(std::launch::async, [&on_demand, wanted] { return on_demand->build(wanted); });
+    // One more proposal, within the budget; nullopt when the search is over. (Strategies
+    // propose the DEFAULT first: built by the build, it is measured first and sets the pace.)
+    auto next_proposal = [&]() -> std::optional<std::size_t> {
+      if (strategy->done() || out_of_time()) return std::nullopt;
+      if (o.budget.evaluations && proposed >= *o.budget.evaluations) return std::nullopt;
+      auto one = strategy->propose(1);
+      if (one.empty()) return std::nullopt;
+      ++proposed;
+      return one[0];
     };
 
-    if (!on_demand) {
-      // Everything is compiled: a config per free GPU, each proposal informed by every
-      // result in so far (on one GPU, by every result).
-      for (;;) {
-        bool proposals_left = true;
-        while (proposals_left && pool.idle() > 0) {
-          auto batch = next_batch(1);
-          proposals_left = !batch.empty();
-          if (proposals_left) start(batch[0]);
+    std::size_t compiling = 0;  // of this key, in the pool
+    for (;;) {
+      // Keep every compile slot busy while the search has proposals, but run no further
+      // ahead of the results than the slots and GPUs need.
+      while (compiles.free_slots() > 0 && compiling + ready.size() + pool.in_flight() < ahead_limit) {
+        auto index = next_proposal();
+        if (!index) break;
+        const ManifestConfig c = m.configs[*index];
+        if (std::optional<Measurement> known = o.retune ? std::nullopt : db.find(fp, ks.key, c.id)) {
+          ++ks.from_db;
+          finish(*index, *known, false);
+          continue;
         }
-        if (pool.in_flight() == 0 && !proposals_left) break;
-        if (pool.in_flight() > 0) arrived(pool.wait());
+        ++compiling;
+        compiles.submit(*index, c);
       }
-    } else {
-      // Pipelined (batch_size above): batch k+1 compiles while batch k is measured, on
-      // every GPU.
-      std::vector<std::size_t> ready = next_batch(batch_size);
-      auto compiling = compile(ready);
-      while (!ready.empty()) {
-        const auto wait_start = Clock::now();
-        auto built = compiling.get();
-        ks.compile_wait_s += std::chrono::duration<double>(Clock::now() - wait_start).count();
-        ks.compile_s += built.seconds;
-        if (built.exit_code != 0)
-          std::cerr << "ktune: warning: " << m.kernel << ": Ninja exited with " << built.exit_code
-                    << " compiling configs on demand; see " << on_demand->log().string() << "\n";
-        std::vector<std::size_t> next = next_batch(batch_size);
-        if (!next.empty()) compiling = compile(next);
-        for (std::size_t index : ready)
-          if (!out_of_time()) start(index);
-        while (pool.in_flight() > 0) arrived(pool.wait());
-        // Out of time: stop; the future of a batch still compiling waits for Ninja to end.
-        ready = out_of_time() ? std::vector<std::size_t>{} : std::move(next);
+      while (!ready.empty() && pool.idle() > 0 && !out_of_time()) {
+        const std::size_t index = ready.front();
+        ready.pop_front();
+        start(index);
       }
+      if (out_of_time()) ready.clear();  // compiled, never measured: the budget is spent
+      if (compiling == 0 && ready.empty() && pool.in_flight() == 0) break;  // no proposal either: done
+      // Wait for whichever comes first: a cubin, or a measurement. Time the GPUs stand idle
+      // with nothing compiled to measure is what the pipeline did not hide.
+      const bool gpus_wait = pool.in_flight() == 0 && ready.empty();
+      const auto wait_start = Clock::now();
+      bool progressed = false;
+      while (auto done = compiles.wait_for(std::chrono::milliseconds(progressed || pool.in_flight() > 0 ? 0 : 20))) {
+        --compiling;
+        ks.compiled_asked += done->compiled;
+        ready.push_back(done->tag);
+        progressed = true;
+      }
+      if (gpus_wait) ks.compile_wait_s += std::chrono::duration<double>(Clock::now() - wait_start).count();
+      if (pool.in_flight() > 0)
+        if (auto f = pool.wait_for(std::chrono::milliseconds(progressed ? 0 : 2))) arrived(std::move(*f));
     }
+    ks.compile_s = compiles.busy_seconds() - busy_before;
     ks.seconds = key_seconds();
     progress.finish(ks.seconds);
     summaries.push_back(ks);
@@ -345,18 +335,17 @@ json tune_group(const TuneOptions& o, const Manifest& m, GpuPool& pool, const Fi
   const auto dropped = pool.dropped();
   for (const auto& [gpu, why] : dropped)
     table << "GPU " << gpu << " dropped: " << why << "; the others went on\n";
-  if (on_demand) {
-    std::size_t asked = 0, batches = 0;
+  {
+    std::size_t asked = 0;
     double compile_s = 0, wait_s = 0;
     for (const auto& ks : summaries) {
       asked += ks.compiled_asked;
-      batches += ks.compile_batches;
       compile_s += ks.compile_s;
       wait_s += ks.compile_wait_s;
     }
-    table << "compiled on demand: " << asked << " configs asked of Ninja in " << batches << " batches of up to "
-          << batch_size << ", " << compile_s << " s compiling, " << wait_s
-          << " s of it not hidden behind measuring\n";
+    if (compile_s > 0)
+      table << "compiled while tuning: " << asked << " configs in a pool of " << compiles.jobs() << " jobs, "
+            << compile_s << " s of compiler wall time, " << wait_s << " s of GPU time waiting for a cubin\n";
   }
   table << std::left << std::setw(28) << "key" << std::setw(44) << "best config" << std::right
         << std::setw(11) << "best ms" << std::setw(11) << "DEFAULT ms" << std::setw(9) << "speedup"
@@ -369,9 +358,7 @@ json tune_group(const TuneOptions& o, const Manifest& m, GpuPool& pool, const Fi
               {"fingerprint", fp.digest()}, {"db", db.path().string()}, {"keys", json::array()}};
   std::size_t failures = 0;
   for (const auto& ks : summaries) {
-    std::string best = "-";
-    for (const auto& c : m.configs)
-      if (c.id == ks.best_id) best = describe_values(m, c);
+    const std::string best = ks.best_id.empty() ? "-" : describe_values(m, m.configs[ks.best_index]);
     std::ostringstream statuses;
     for (const auto& [status, n] : ks.counts) statuses << status << " " << n << "  ";
     // "-" where no config (or not the DEFAULT) came out ok.
@@ -396,8 +383,8 @@ json tune_group(const TuneOptions& o, const Manifest& m, GpuPool& pool, const Fi
                            {"measured_on", measured_on},
                            {"seconds", ks.seconds}, {"phases_s", ks.phases},
                            {"samples_ms_total", ks.samples_ms_total},
-                           {"compile", {{"asked", ks.compiled_asked}, {"batches", ks.compile_batches},
-                                        {"seconds", ks.compile_s}, {"wait_s", ks.compile_wait_s}}},
+                           {"compile", {{"asked", ks.compiled_asked}, {"seconds", ks.compile_s},
+                                        {"wait_s", ks.compile_wait_s}}},
                            {"failures", ks.failures}});
     failures += ks.failures.size();
   }

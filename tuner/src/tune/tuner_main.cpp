@@ -22,16 +22,20 @@ int main(int argc, char** argv) {
 
   ktune::TuneOptions o;
   std::vector<std::string> keys;
-  std::string budget;
+  std::string budget, strategy;
   std::optional<double> seconds;
+  std::size_t max_configs = 10000;
   CLI::App app{"ktune tuner: measure every config of a kernel on this GPU, for each key"};
   app.add_option("--manifest", o.manifest, "the kernel's manifest.json")->required()->check(CLI::ExistingFile);
   app.add_option("--db-dir", o.db_dir, "directory of the DB files (one per GPU model)")->required();
   app.add_option("--key", keys, "a key, e.g. \"M=4096 N=4096 K=4096\"; once per key")->required();
   std::string names;
   for (const auto& n : ktune::strategy_names()) names += (names.empty() ? "" : ", ") + n;
-  app.add_option("--strategy", o.strategy, "search strategy: " + names + " (docs/search.md)")
-      ->capture_default_str();
+  app.add_option("--strategy", strategy, "search strategy: " + names + " (docs/search.md); default: every config, "
+                 "or with a budget or over --max-configs the default strategy");
+  app.add_option("--max-configs", max_configs, "the most configs measured whole when no strategy or budget is given")
+      ->capture_default_str()
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 62));
   app.add_option("--budget", budget, "most configs to measure per key: a count, or a share of the space (5%)");
   app.add_option("--seconds", seconds, "most wall seconds per key");
   app.add_option("--seed", o.seed, "seed of randomised strategies");
@@ -47,8 +51,7 @@ int main(int argc, char** argv) {
   app.add_flag("--require-gpu", o.require_gpu, "fail when no GPU is visible (KTUNE_TUNE=ON)");
   app.add_option("--summary-out", o.summary_out, "write the JSON summary here");
   app.add_option("--worker-log", o.worker_log, "file for the workers' output");
-  app.add_option("--ninja", o.ninja, "Ninja, for kernels compiled on demand")->capture_default_str();
-  app.add_option("--compile-jobs", o.compile_jobs, "parallel compiles (and batch size) when on demand")
+  app.add_option("--compile-jobs", o.compile_jobs, "parallel compiles of configs not built yet")
       ->capture_default_str()
       ->check(CLI::Range(1u, 4096u));
   try {
@@ -59,12 +62,14 @@ int main(int argc, char** argv) {
       if (key.empty()) throw ktune::Error("--key \"" + k + "\" is empty; write e.g. \"N=4096\"");
       o.keys.push_back(key);
     }
-    if (!budget.empty()) {
-      // The space's size, for "5%": the manifest's config count.
-      const auto m = ktune::Manifest::from_json(ktune::read_json_file(o.manifest), o.manifest);
-      o.budget.evaluations = ktune::parse_budget(budget, m.configs.size(), "--budget");
-    }
-    o.budget.seconds = seconds;
+    // The strategy and budget, completed by the defaults (the configure line said which).
+    const auto m = ktune::Manifest::from_json(ktune::read_json_file(o.manifest), o.manifest);
+    const ktune::SearchChoice choice =
+        ktune::choose_search(strategy, budget, seconds, m.configs.size(), max_configs, "--budget");
+    o.strategy = choice.strategy;
+    o.budget.evaluations = choice.evaluations;
+    o.budget.seconds = choice.seconds;
+    if (!choice.why.empty()) std::cout << "ktune: " << m.kernel << ": " << choice.why << "\n";
     o.worker_command = {std::filesystem::read_symlink("/proc/self/exe").string(), "--worker"};
     if (o.worker_log.empty()) o.worker_log = (std::filesystem::path(o.manifest).parent_path() / "worker.log").string();
     return ktune::tune(o);
