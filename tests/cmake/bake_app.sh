@@ -34,9 +34,9 @@ echo "ok: no GPU, no DB: the app builds and carries the DEFAULT"
 
 # A DB as a tuner on an H200 would have written it, shipped with the project.
 hash=$("$tool" cubins --json "$kdir/manifest.json" | python3 -c "import json,sys; print(json.load(sys.stdin)['kernel_hash'])")
-best=$(python3 -c "
-import json; m = json.load(open('$kdir/manifest.json'))
-print([c['id'] for c in m['configs'] if c['id'] != m['default_id']][0])")
+best=$("$tool" space --configs --json "$kdir/manifest.json" | python3 -c "
+import json, sys; m = json.load(open('$kdir/manifest.json'))
+print([c['id'] for c in json.load(sys.stdin)['configs'] if c['id'] != m['default_id']][0])")
 mkdir -p "$work/src/shipped"
 "$make_db" "$work/src/shipped/NVIDIA_H200.json" tiny "$hash" "NVIDIA H200" 132 "$best" 0.0123
 configure -DTINY_DB_DIRS="$work/src/shipped"

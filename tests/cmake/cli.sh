@@ -70,13 +70,21 @@ json gpu gpu
 not_json gpu
 echo "ok: space, cubins and gpu print JSON with --json and text without"
 
-# bake: the same space compiled on demand; Ninja compiles its DEFAULT (the one cubin a bake
-# needs), and the bake, with no DB, bakes the DEFAULT alone.
+# bake: the same space compiled on demand; `ktune compile` (the build's edge, as
+# configs.cmake writes it) compiles its DEFAULT (the one cubin a bake needs), and the bake,
+# with no DB, bakes the DEFAULT alone.
 "$tool" plan --kernel k --source "$work/k.cu" --out-dir "$work/kd" --param "A=1,2,4" --param "B=1..3" \
   --where "A * B <= 6" --nvcc="$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)" --arch=90 --eager-limit 1 >/dev/null || fail "ktune plan (on demand)"
 default_record=$(python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(sys.argv[2] + "/records/" + d["default_id"] + ".json")' \
   "$work/kd/manifest.json" "$work/kd")
-ninja -f "$work/kd/on_demand.ninja" "$default_record" >"$work/kd.ninja.log" || { cat "$work/kd.ninja.log"; fail "compiling the DEFAULT"; }
+python3 - "$work/kd/configs.cmake" >"$work/kd.compile.sh" <<'PY'
+import re, shlex, sys
+text = open(sys.argv[1]).read()
+(args,) = re.findall(r'_ktune_cubin\(\w+ "(.*)"\)', text)  # the DEFAULT's edge: a CMake list
+print(" ".join(shlex.quote(a.replace('\\"', '"').replace("\\$", "$").replace("\\\\", "\\")) for a in args.split(";")))
+PY
+bash "$work/kd.compile.sh" >"$work/kd.compile.log" 2>&1 || { cat "$work/kd.compile.log"; fail "compiling the DEFAULT"; }
+[[ -s $default_record ]] || fail "compiling the DEFAULT wrote no record"
 json bake bake --manifest "$work/kd/manifest.json" --out-dir "$work/baked"
 [[ $(field bake 'd["kernel"], d["tables"], d["files"]["header"].endswith("include/ktune_k.hpp")') == "('k', [], True)" ]] ||
   fail "bake --json: $(field bake d)"

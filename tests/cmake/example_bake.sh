@@ -21,10 +21,11 @@ done
 # nvcc), whose kernel hash is this tree's kernel, and only configs of the current space.
 for k in $kernels; do
   hash=$("$tool" cubins --json "$work/build/_ktune/$k/manifest.json" | python3 -c "import json,sys; print(json.load(sys.stdin)['kernel_hash'])")
-  python3 - "$root/generated/$k/NVIDIA_H200.json" "$work/build/_ktune/$k/manifest.json" "$hash" <<'PY' || fail "$k: the shipped DB"
+  "$tool" space --configs --json "$work/build/_ktune/$k/manifest.json" >"$work/$k.configs.json"
+  python3 - "$root/generated/$k/NVIDIA_H200.json" "$work/$k.configs.json" "$hash" <<'PY' || fail "$k: the shipped DB"
 import json, sys
-db, manifest, want = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), sys.argv[3]
-ids = {c["id"] for c in manifest["configs"]}
+db, configs, want = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), sys.argv[3]
+ids = {c["id"] for c in configs["configs"]}
 fps = [f["fingerprint"] for f in db["fingerprints"].values()]
 assert any(f["kernel_hash"] == want for f in fps), ("no fingerprint of this kernel version", want, fps)
 for fp in db["fingerprints"].values():

@@ -50,8 +50,7 @@ grep -qF "$prefix/bin/ktune" "$consumer/build.ninja" || fail "the build does not
 cmake --build "$consumer" --parallel 2 >"$work/build.log" 2>&1 || { cat "$work/build.log"; fail "build against the package"; }
 grep -q "ktune: scale: no tuning results for this kernel version: baked the DEFAULT config only" "$work/build.log" ||
   { cat "$work/build.log"; fail "no bake line"; }
-for id in $(python3 -c "import json,sys; print(' '.join(c['id'] for c in json.load(open(sys.argv[1]))['configs']))" \
-              "$consumer/_ktune/scale/manifest.json"); do
+for id in $("$prefix/bin/ktune" space --configs "$consumer/_ktune/scale/manifest.json" | cut -d' ' -f1); do
   [[ -s $consumer/_ktune/scale/cubins/$id.cubin ]] || fail "cubin $id was not compiled"
 done
 check_app() {  # the application ran: with a GPU it names its choice, without one it says so

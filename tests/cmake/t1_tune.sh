@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # `ktune tune --t1` without a GPU (CUDA_VISIBLE_DEVICES= hides any there is): the spec is
-# checked, every config compiled in parallel by Ninja with Kernel Tuner's macros (12 tiny
-# configs of tests/gpu/t1_tune/scaled_sum.T1.json), then "no GPU visible" and exit code 1;
-# --compile-only exits 0 and compiles nothing again; --json prints one JSON object on
-# stdout; bad input is exit 1 naming the file, the field and the fix (a Default config
-# that does not compile included); a bad command line is exit 2.
+# checked, the reference config (the Default) compiled with Kernel Tuner's macros, then "no
+# GPU visible" and exit code 1; --compile-only compiles every config (12 tiny configs of
+# tests/gpu/t1_tune/scaled_sum.T1.json) in parallel, exits 0, and compiles nothing again;
+# --json prints one JSON object on stdout; bad input is exit 1 naming the file, the field
+# and the fix; a Default that does not compile hands the reference to the first valid
+# config, saying so; a bad command line is exit 2.
 # usage: t1_tune.sh <ktune source> <ktune tool> <work dir>
 set -euo pipefail
 root=$1 tool=$2 work=$3
@@ -24,12 +25,13 @@ expect() {
 # says <log file> <text the log must hold>
 says() { grep -qF -- "$2" "$1" || { cat "$1"; fail "$1 does not say: $2"; }; }
 
-# 1. Compile everything, then no GPU: exit 1.
+# 1. The reference compiled, then no GPU: exit 1.
 expect 1 "$work/run1.txt" tune --t1 "$spec" --out "$out" --arch 90 --jobs 2
 cat "$work/run1.txt"
 says "$work/run1.txt" "ktune: scaled_sum from $spec: 12 configs of 12 points; Default block_size_x=128 tile_size_x=1 bug=0; 1 problem size; cubins for sm_90 (--arch), 2 parallel nvcc jobs"
-says "$work/run1.txt" "ktune: scaled_sum: compiled 12 configs in "
-says "$work/run1.txt" "s: 12 ok, 0 failed to compile"
+says "$work/run1.txt" "ktune: scaled_sum: compiled 1 config in "
+says "$work/run1.txt" "s: 1 ok, 0 failed to compile"
+says "$work/run1.txt" "ktune: scaled_sum: reference outputs: the Default's values, block_size_x=128 tile_size_x=1 bug=0"
 says "$work/run1.txt" "ktune: error: scaled_sum: no GPU visible ("
 says "$work/run1.txt" "): the cubins are compiled in $out/kernel, nothing was measured and no DB or T4 file written"
 [[ ! -e $out/db ]] || fail "a DB directory without a GPU"
@@ -38,21 +40,24 @@ import json, os, sys
 kdir = sys.argv[1]
 m = json.load(open(os.path.join(kdir, "manifest.json")))
 assert m["kernel"] == "scaled_sum" and m["entry"] == "scaled_sum" and m["build"] == "on-demand", m
-assert len(m["configs"]) == 12
-for c in m["configs"]:
-    # Kernel Tuner's macros besides the parameters: block_size_y/z (no parameter: 1) and kernel_tuner.
-    assert c["defines"] == {"block_size_y": 1, "block_size_z": 1, "kernel_tuner": 1}, c
-    record = json.load(open(os.path.join(kdir, c["record"])))
-    assert record["status"] == "ok", record
-    assert os.path.getsize(os.path.join(kdir, c["cubin"])) > 0
-ninja = open(os.path.join(kdir, "on_demand.ninja")).read()
-assert ninja.count("-Dkernel_tuner=1") == 12 and ninja.count("-Dbug=1") == 6, "macros missing from the commands"
+assert m["valid"] == 12 and "configs" not in m, m
+# Kernel Tuner's macros besides the parameters: block_size_y/z (no parameter: 1) and kernel_tuner.
+assert m["defines"] == {"block_size_y": 1, "block_size_z": 1, "kernel_tuner": 1}, m["defines"]
+(record,) = os.listdir(os.path.join(kdir, "records"))
+assert record == m["default_id"] + ".json", record
+assert json.load(open(os.path.join(kdir, "records", record)))["status"] == "ok"
+assert os.path.getsize(os.path.join(kdir, "cubins", m["default_id"] + ".cubin")) > 0
 wrapper = open(os.path.join(kdir, "scaled_sum.t1.cu")).read()
 assert 'extern "C" {\n#include "scaled_sum.cu"\n}' in wrapper, wrapper
-print("ok: 12 cubins compiled with Kernel Tuner's macros, inside extern \"C\"")
+print("ok: the reference's cubin compiled, inside extern \"C\"; the manifest holds Kernel Tuner's macros")
 PY
 
-# 2. --compile-only --json: exit 0, one JSON object on stdout, nothing compiled again.
+# 2. --compile-only --json: every config compiled, exit 0, one JSON object on stdout; run
+# again, nothing is compiled again.
+expect 0 "$work/run2a.txt" tune --t1 "$spec" --out "$out" --arch 90 --jobs 2 --compile-only
+says "$work/run2a.txt" "ktune: scaled_sum: compiled 12 configs in "
+says "$work/run2a.txt" "s: 12 ok, 0 failed to compile"
+[[ $(ls "$out/kernel/cubins" | wc -l) == 12 ]] || fail "--compile-only did not compile the 12 configs"
 before=$(stat -c %Y "$out"/kernel/cubins/*.cubin | sort | md5sum)
 code=0
 "$tool" tune --t1 "$spec" --out "$out" --arch 90 --jobs 2 --compile-only --json >"$work/run2.json" 2>"$work/run2.err" || code=$?
@@ -105,7 +110,7 @@ PY
 expect 1 "$work/bad1.txt" tune --t1 "$work/generator/spec.T1.json" --out "$work/bad" --arch 90
 says "$work/bad1.txt" "ktune: error: $work/generator/spec.T1.json: KernelSpecification.Arguments[1] (x).FillType \"Generator\" is not supported; use \"Constant\""
 expect 1 "$work/bad2.txt" tune --t1 "$work/opencl/spec.T1.json" --out "$work/bad" --arch 90
-says "$work/bad2.txt" "KernelSpecification.Language \"OpenCL\" is not supported; ktune compiles CUDA with nvcc"
+says "$work/bad2.txt" "KernelSpecification.Language \"OpenCL\" is not supported: ktune tunes CUDA kernels"
 expect 1 "$work/bad3.txt" tune --t1 "$work/nofile/spec.T1.json" --out "$work/bad" --arch 90
 says "$work/bad3.txt" "KernelSpecification.KernelFile \"elsewhere.cu\" not found"
 says "$work/bad3.txt" "pass --source KERNEL.cu"
@@ -114,10 +119,14 @@ says "$work/bad5.txt" "ktune: error: $spec: ConfigurationSpace: the space has 12
 says "$work/bad5.txt" "more than 5 points were visited before the enumeration ended"
 says "$work/bad5.txt" "raise --max-points"
 [[ ! -e $work/bad5 ]] || fail "--max-points: something was written"
+# A Default that does not compile: the first valid config gives the reference, and it says so.
 expect 1 "$work/bad4.txt" tune --t1 "$work/broken/spec.T1.json" --out "$work/broken/out" --arch 90 --budget 2
-says "$work/bad4.txt" "ktune: error: scaled_sum: the Default config (block_size_x=128 tile_size_x=1 bug=1) did not compile: "
+says "$work/bad4.txt" "ktune: warning: scaled_sum: the Default's values did not compile: "
 says "$work/bad4.txt" "deliberately broken"
 says "$work/bad4.txt" "log: $work/broken/out/kernel/logs/"
+says "$work/bad4.txt" "reference outputs: the first valid config (the Default's values did not compile"
+says "$work/bad4.txt" "block_size_x=64 tile_size_x=1 bug=0"
+says "$work/bad4.txt" "no GPU visible"
 # --source replaces KernelFile.
 expect 1 "$work/source.txt" tune --t1 "$work/nofile/spec.T1.json" --source "$work/nofile/scaled_sum.cu" --out "$work/source" --arch 90 --budget 1
 says "$work/source.txt" "compiled 1 config in "

@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # Tuning a space above the eager-build limit with a non-exhaustive strategy on the visible
-# GPU: only the configs the strategy proposes are compiled (batches of KTUNE_COMPILE_JOBS or
-# a quarter of the budget,
-# each compiled while the one before is measured), the bake uses them, the app launches
-# the winner, and a rebuild does nothing. Exit 77 (skipped) when there is no GPU.
+# GPU: only the configs the strategy proposes are compiled (in the tuner's pool of
+# KTUNE_COMPILE_JOBS, each cubin measured as soon as it exists), the bake uses them, the
+# app launches the winner, and a rebuild does nothing. Exit 77 (skipped) when there is no GPU.
 # usage: on_demand.sh <ktune source> <ktune tool> <tuner libs dir> <work dir>
 set -euo pipefail
 root=$1 tool=$2 libs=$3 work=$4
@@ -30,7 +29,6 @@ fp = db["fingerprints"][s["fingerprint"]]
 measured = set()
 for k in s["keys"]:
     assert k["measured_now"] == 24 and k["counts"] == {"ok": 24}, k
-    assert k["compile"]["batches"] == 4, k  # 24 proposals in batches of 6: a quarter of the budget, under the 8 jobs
     entries = fp["keys"][k["key"]]
     assert len(entries) == 24, (k["key"], len(entries))
     measured |= set(entries)
@@ -39,7 +37,7 @@ assert records == measured, ("compiled but not measured:", records - measured, "
 assert len(records) < 128
 waits = sum(k["compile"]["wait_s"] for k in s["keys"]); comp = sum(k["compile"]["seconds"] for k in s["keys"])
 print(f"ok: {len(records)} of 128 configs compiled, exactly those measured (24 per key, 2 keys); "
-      f"Ninja {comp:.1f} s, of it {waits:.1f} s not hidden behind measuring")
+      f"compilers {comp:.1f} s, GPU waiting for a cubin {waits:.1f} s")
 PY
 
 grep -q "ktune: axpb: baked NVIDIA H200 (2 keys" "$work/build1.log" || { cat "$work/build1.log"; fail "the bake did not use the DB just tuned"; }

@@ -9,7 +9,10 @@
 #     an array in __constant__ memory, a grid that does not divide the problem size): the
 #     configs with bug=1 are wrong-result, the others ok, and the reference is checked here
 #     element by element;
-#  4. the same spec with a budget: only the configs the strategy proposes are compiled.
+#  4. the same spec with a budget: only the configs the strategy proposes are compiled;
+#  5. a space of 120,000 configs (over the old limit of 10,000) with a budget and no
+#     strategy: the default strategy, only what it proposes compiled, a small manifest;
+#  6. a Default outside the parameter's values: its values still give the reference.
 # Exit 77 (skipped) when no GPU is visible.
 # usage: t1_tune.sh <ktune source> <ktune tool> <work dir>
 set -euo pipefail
@@ -43,7 +46,9 @@ python3 - "$work/conv.json" "$work/conv/arguments/1024x512" <<'PY'
 import array, json, random, sys
 r = json.load(open(sys.argv[1]))
 assert r["tuned"] is True and r["kernel"] == "convolution_kernel" and r["configs"] == 262, r
-assert r["compile"] == {**r["compile"], "asked": 262, "ok": 262, "failed": 0}, r["compile"]
+# The reference (the Default, a config of the space) is compiled first; the tuner compiles the rest.
+assert r["compile"] == {**r["compile"], "asked": 1, "ok": 1, "failed": 0}, r["compile"]
+assert r["reference"]["why"] == "the Default's values", r["reference"]
 s = r["summary"]
 assert sorted(k["key"] for k in s["keys"]) == ["X=1024,Y=512", "X=2048,Y=2048"], s["keys"]
 # A config may need more registers than its block allows (on the H200, 1024 threads of a
@@ -153,5 +158,44 @@ measured = set(fp["keys"]["X=100003"])
 records = {f[:-5] for f in os.listdir(sys.argv[2]) if f.endswith(".json")}
 assert records == measured and r["default_id"] in measured, (records, measured)
 print(f"ok: a budget of 4 compiled and measured exactly 4 of 12 configs")
+PY
+
+# 5. A space over the old limit of 10,000 valid configs, with a budget and no strategy.
+big_spec=$root/tests/gpu/t1_tune/scaled_sum_big.T1.json
+tune big --t1 "$big_spec" --out "$work/big" --budget 40 --seed 2
+python3 - "$work/big.json" "$work/big/kernel" <<'PY'
+import json, os, sys
+r = json.load(open(sys.argv[1]))
+assert r["configs"] == 120000 and r["strategy"] == "default" and r["budget"] == 40, r
+assert "a budget without a strategy: the default strategy" in r["search_why"], r["search_why"]
+(k,) = r["summary"]["keys"]
+assert sum(k["counts"].values()) == 40 and k["measured_now"] == 40, k
+assert k["counts"].get("ok", 0) > 0, k
+records = [f for f in os.listdir(os.path.join(sys.argv[2], "records")) if f.endswith(".json")]
+assert len(records) <= 41, len(records)
+size = os.path.getsize(os.path.join(sys.argv[2], "manifest.json"))
+assert size < 20000, size
+print(f"ok: 120,000 configs tuned with a budget of 40 by the default strategy: {len(records)} compiled, "
+      f"a manifest of {size} bytes")
+PY
+
+# 6. A Default outside the values (block_size_x=96): the reference, not the baseline.
+python3 - "$sum_spec" "$work/outside.T1.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+doc["ConfigurationSpace"]["TuningParameters"][0]["Default"] = 96
+doc["KernelSpecification"]["KernelFile"] = sys.argv[1].replace(".T1.json", ".cu")
+json.dump(doc, open(sys.argv[2], "w"))
+PY
+tune outside --t1 "$work/outside.T1.json" --out "$work/outside"
+grep -q "warning: .*the Default block_size_x=96 is not among the values of block_size_x" "$work/outside.log" ||
+  fail "no warning for a Default outside the values"
+python3 - "$work/outside.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["reference"]["why"] == "the Default's values" and r["reference"]["values"][0] == 96, r["reference"]
+(k,) = r["summary"]["keys"]
+assert k["counts"] == {"ok": 6, "wrong-result": 6}, k
+print("ok: a Default outside the values gives the reference outputs; the bug=1 configs are still wrong-result")
 PY
 echo PASS

@@ -3,7 +3,8 @@
 // float and int32 inputs, float and int32 scalars by value, an array copied to the
 // __constant__ variable `weights`), a grid that does not divide the problem size, and a
 // parameter `bug` whose value 1 makes the config write a wrong last element: those configs
-// must come out wrong-result, the others ok.
+// must come out wrong-result, the others ok. scaled_sum_big.T1.json adds two parameters,
+// pad_a and pad_b, that the kernel ignores: a space of 120,000 configs to tune with a budget.
 //
 //   y[i] = alpha * x[i] + weights[i % 4] + counts[i] + y[i]   for i < n
 //

@@ -54,6 +54,9 @@ Plan make_plan(const PlanRequest& request);
 // 18,446,744,073,709,551,614".
 std::string points_text(uint64_t product);
 
+// Why a space with more than kMaxValidConfigs valid configs is refused, for an error message.
+std::string too_many_valid_text(uint64_t product);
+
 // Why an enumeration gave up after `max_points` visits (Enumeration::gave_up): the product,
 // and the constraint that binds latest, for an error message.
 std::string gave_up_text(const Space& space, uint64_t max_points);

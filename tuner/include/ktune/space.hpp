@@ -23,7 +23,9 @@ struct Enumeration {
   bool gave_up = false;                 // stopped after visiting more than max_visits points
   uint64_t visits = 0;                  // points visited: every value bound, at every depth
 
-  std::size_t size() const { return words_ ? keys_.size() / words_ : 0; }
+  // Valid configs found (counted, when they were not kept).
+  std::size_t size() const { return kept_ ? keys_.size() / words_ : counted_; }
+  bool kept() const { return kept_; }
   // Config i's values, declaration order.
   std::vector<int64_t> row(std::size_t i) const;
   // Config i's value positions (index of each value in its parameter's list).
@@ -48,7 +50,14 @@ struct Enumeration {
   std::vector<uint8_t> bits_, shift_, word_;  // per parameter: field width, offset, word
   std::size_t words_ = 1;                     // key words per config
   std::vector<uint64_t> keys_;                // size() × words_
+  bool kept_ = true;                          // false: counted only (Space::count)
+  std::size_t counted_ = 0;
+  friend class Space;
 };
+
+// The most valid configs a space may have to be planned and searched: each is kept (8
+// bytes), so this bounds the memory to 400 MB. Larger spaces must be narrowed.
+inline constexpr uint64_t kMaxValidConfigs = 50'000'000;
 
 class Space {
  public:
@@ -68,6 +77,8 @@ class Space {
   // `max_visits` points (partial or whole) were visited (gave_up = true): a huge product
   // whose constraints bind late is visited almost point by point.
   Enumeration enumerate(uint64_t limit = UINT64_MAX, uint64_t max_visits = UINT64_MAX) const;
+  // The same walk, keeping no configs: only the count (size()) and the rejections.
+  Enumeration count(uint64_t max_visits = UINT64_MAX) const;
 
   // Points of the product that constraint `c` alone excludes, counted over the product
   // of its own parameters; nullopt when that product exceeds `max_evaluations`.
@@ -79,6 +90,8 @@ class Space {
   int first_violated(std::span<const int64_t> values) const;
 
  private:
+  Enumeration walk(uint64_t limit, uint64_t max_visits, bool keep) const;
+
   std::vector<Parameter> parameters_;
   std::vector<std::string> names_;
   std::vector<Expression> constraints_;

@@ -55,6 +55,11 @@ std::string points_text(uint64_t product) {
   return product == UINT64_MAX ? "more than " + with_thousands(UINT64_MAX - 1) : with_thousands(product);
 }
 
+std::string too_many_valid_text(uint64_t product) {
+  return "the space has more than " + with_thousands(kMaxValidConfigs) + " valid configs (of " + points_text(product) +
+         " points), the most ktune plans and searches (it keeps 8 bytes a valid config)";
+}
+
 std::string gave_up_text(const Space& space, uint64_t max_points) {
   // Name the constraint that binds latest: the one whose own parameters span the most points.
   std::string why;
@@ -97,10 +102,11 @@ Plan make_plan(const PlanRequest& r) {
   // The whole space is counted: MAX_CONFIGS limits only what is compiled and measured whole.
   Enumeration valid;
   try {
-    valid = space.enumerate(UINT64_MAX, r.max_points);
+    valid = space.enumerate(kMaxValidConfigs, r.max_points);
   } catch (const EvalError& e) {
     throw Error(std::string("WHERE: ") + e.what() + division_hint(e.what()));
   }
+  if (valid.truncated) throw Error("PARAMS: " + too_many_valid_text(space.product()) + "; narrow PARAMS or add WHERE constraints");
   if (valid.gave_up)
     throw Error("WHERE: " + gave_up_text(space, r.max_points) +
                 ". Narrow PARAMS, split constraints so that each names fewer parameters (each is checked as soon as "

@@ -320,11 +320,12 @@ void Manifest::enumerate_configs() {
   const Space space(spec.parameters, spec.constraints);
   Enumeration valid;
   try {
-    valid = space.enumerate(UINT64_MAX, max_points);
+    valid = space.enumerate(kMaxValidConfigs, max_points);
   } catch (const EvalError& e) {
     throw Error(std::string("the constraints fail: ") + e.what());
   }
   if (valid.gave_up) throw Error("the space's enumeration gave up after " + std::to_string(max_points) + " points");
+  if (valid.truncated) throw Error("the space has more than " + std::to_string(kMaxValidConfigs) + " valid configs");
   ConfigDefines config_defines;
   if (!t1_spec.empty()) {
     config_defines = t1_grid_defines(t1_spec, spec, t1_problem_size);

@@ -236,10 +236,13 @@ T1Plan plan_t1(const T1PlanRequest& r) {
   // The whole space is counted: only what is compiled whole is limited (tune_command).
   Enumeration valid;
   try {
-    valid = space.enumerate(UINT64_MAX, r.max_points);
+    valid = space.enumerate(kMaxValidConfigs, r.max_points);
   } catch (const EvalError& e) {
     throw Error(origin + ": ConfigurationSpace.Conditions: " + e.what() + "; guard the division");
   }
+  if (valid.truncated)
+    throw Error(origin + ": ConfigurationSpace: " + too_many_valid_text(space.product()) +
+                "; narrow the parameters' Values or add Conditions");
   if (valid.gave_up)
     throw Error(origin + ": ConfigurationSpace: " + gave_up_text(space, r.max_points) +
                 ". Narrow the parameters' Values, split Conditions so that each names fewer parameters, or raise "

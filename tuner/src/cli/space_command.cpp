@@ -1,4 +1,5 @@
-// `ktune space FILE [--json] [--max-points N]`: size of the space a T1 spec or a ktune manifest declares.
+// `ktune space FILE [--json] [--configs] [--max-points N]`: size of the space a T1 spec or a
+// ktune manifest declares, or its configs.
 #include <chrono>
 #include <iomanip>
 #include <iostream>
@@ -17,6 +18,7 @@ namespace {
 struct SpaceOptions {
   std::string file;
   bool json = false;
+  bool configs = false;
   uint64_t max_points = 1'000'000'000;
 };
 
@@ -42,8 +44,10 @@ void run(const SpaceOptions& o) {
     }
   }();
   const auto start = std::chrono::steady_clock::now();
-  Enumeration valid = space.enumerate(UINT64_MAX, o.max_points);
+  // Counting keeps no configs: any space whose enumeration ends within --max-points is counted.
+  Enumeration valid = o.configs ? space.enumerate(kMaxValidConfigs, o.max_points) : space.count(o.max_points);
   if (valid.gave_up) throw Error(o.file + ": " + gave_up_text(space, o.max_points) + "; raise --max-points to go on");
+  if (valid.truncated) throw Error(o.file + ": " + too_many_valid_text(space.product()) + " to list");
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
@@ -62,6 +66,28 @@ void run(const SpaceOptions& o) {
   // A bad Default does not stop the count: Kernel Tuner runs such specs too.
   if (default_status.starts_with("invalid"))
     std::cerr << "ktune: warning: " << o.file << ": the Default is " << default_status << "\n";
+  if (o.configs) {
+    // Every valid config, its id (the name of its files) and values, in enumeration order.
+    const ManifestConfigs configs(space.names(), std::move(valid));
+    if (o.json) {
+      nlohmann::json list = nlohmann::json::array();
+      for (std::size_t i = 0; i < configs.size(); ++i) {
+        const ManifestConfig c = configs[i];
+        nlohmann::json values = nlohmann::json::object();
+        for (std::size_t k = 0; k < c.values.size(); ++k) values[space.names()[k]] = c.values[k];
+        list.push_back({{"id", c.id}, {"values", values}});
+      }
+      std::cout << nlohmann::json{{"file", o.file}, {"configs", list}}.dump(1) << "\n";
+    } else {
+      for (std::size_t i = 0; i < configs.size(); ++i) {
+        const ManifestConfig c = configs[i];
+        std::cout << c.id;
+        for (std::size_t k = 0; k < c.values.size(); ++k) std::cout << " " << space.names()[k] << "=" << c.values[k];
+        std::cout << "\n";
+      }
+    }
+    return;
+  }
   if (o.json) {
     nlohmann::json out = {{"file", o.file},
                           {"kind", kind},
@@ -100,6 +126,9 @@ void add_space_command(CLI::App& app) {
       ->required()
       ->check(CLI::ExistingFile);
   sub->add_flag("--json", options->json, "print the summary as JSON: {\"product\": P, \"valid\": V, ...}");
+  sub->add_flag("--configs", options->configs,
+                "print every valid config instead, one a line: its id (its files' name) and values; with --json "
+                "{\"configs\": [{\"id\", \"values\"}, ...]}");
   sub->add_option("--max-points", options->max_points, "give up enumerating after visiting this many points")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);

@@ -215,9 +215,14 @@ int Space::first_violated(std::span<const int64_t> values) const {
   return -1;
 }
 
-Enumeration Space::enumerate(uint64_t limit, uint64_t max_visits) const {
+Enumeration Space::count(uint64_t max_visits) const { return walk(UINT64_MAX, max_visits, false); }
+
+Enumeration Space::enumerate(uint64_t limit, uint64_t max_visits) const { return walk(limit, max_visits, true); }
+
+Enumeration Space::walk(uint64_t limit, uint64_t max_visits, bool keep) const {
   const std::size_t n = parameters_.size();
   Enumeration result(parameters_);
+  result.kept_ = keep;
   result.rejected_by.assign(constraints_.size(), 0);
   if (n == 0) return result;
 
@@ -284,14 +289,18 @@ Enumeration Space::enumerate(uint64_t limit, uint64_t max_visits) const {
         result.truncated = true;
         break;
       }
-      for (std::size_t dd = 0; dd < n; ++dd) declared[order[dd]] = pos[dd];
-      result.append(declared);
+      if (keep) {
+        for (std::size_t dd = 0; dd < n; ++dd) declared[order[dd]] = pos[dd];
+        result.append(declared);
+      } else {
+        ++result.counted_;
+      }
     }
     ++pos[d];
   }
 
   // Configs in declaration-order lexicographic order (the enumeration may bind in another).
-  if (!std::is_sorted(order.begin(), order.end())) result.sort();
+  if (keep && !std::is_sorted(order.begin(), order.end())) result.sort();
   return result;
 }
 
