@@ -9,7 +9,8 @@
 #     [ARCH <arch>]                        this kernel's architecture instead of the project's,
 #                                          e.g. 90a for wgmma (which only sm_90a has)
 #     [INCLUDE_DIRS <dir> ...]             extra include directories for this kernel
-#     [MAX_CONFIGS <n>]                    refuse larger spaces (default KTUNE_MAX_CONFIGS)
+#     [MAX_CONFIGS <n>]                    the most configs compiled and measured whole (default
+#                                          KTUNE_MAX_CONFIGS): a larger space is searched within a budget
 #     [ENTRY <function>]                   the kernel's extern "C" name (default: <name>)
 #     [KEYS "<DIM>=<value> ..." ...]       problem sizes to tune for (with HARNESS)
 #     [HARNESS <file.cpp>]                 defines ktune_harness(): inputs, launch, reference
@@ -38,7 +39,7 @@ set(KTUNE_ROOT "${CMAKE_CURRENT_LIST_DIR}/.." CACHE INTERNAL "ktune source tree"
 get_filename_component(KTUNE_ROOT "${KTUNE_ROOT}" ABSOLUTE)
 
 set(KTUNE_MAX_CONFIGS 10000 CACHE STRING
-    "Largest number of valid configs a kernel may have (each is a cubin to compile)")
+    "The most valid configs compiled and measured whole; a larger space is searched within a budget (default MAX_CONFIGS)")
 set(KTUNE_MAX_POINTS 1000000000 CACHE STRING
     "Most points the enumeration of a space may visit before the configure gives up (a huge product whose constraints bind late)")
 set(KTUNE_EAGER_LIMIT 512 CACHE STRING

@@ -3,7 +3,7 @@
 # counts the configs instead of listing them, configs.cmake has the DEFAULT's edge alone,
 # _ktune/<kernel>/ holds a few kilobytes, and configure prints the search it chose (no
 # STRATEGY or BUDGET, more than MAX_CONFIGS: the default strategy within a default budget).
-# Its time is printed, not asserted (benchmarks/big_space.sh measures it).
+# Its time is printed, not asserted (benchmarks/bench_spaces.cpp measures planning alone).
 # usage: big_space.sh <ktune source> <ktune tool> <tuner libs dir> <work dir>
 set -euo pipefail
 root=$1 tool=$2 libs=$3 work=$4

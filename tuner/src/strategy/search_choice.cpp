@@ -14,9 +14,9 @@ std::vector<std::string> strategy_names() {
 }
 
 // By evidence (benchmarks/bench_strategies, 50 seeds, 3 recorded spaces, budgets 0.5-10 %):
-// genetic has the best mean score (0.58; local 0.57, random-refine 0.46, bayes 0.31,
-// annealing 0.26, random 0.0) and no negative score at any budget, where local and
-// annealing go below random at 0.5 %. docs/search.md has the table.
+// genetic has the best mean score (0.61; local 0.56, random-refine 0.45, bayes 0.29,
+// annealing 0.27, random -0.06) and no negative score at any budget, where local goes
+// below random at 0.5 %. docs/search.md has the table.
 std::string default_strategy_name() { return "genetic"; }
 
 std::size_t default_budget(std::size_t size) {
