@@ -29,8 +29,8 @@ says() { grep -qF -- "$2" "$1" || { cat "$1"; fail "$1 does not say: $2"; }; }
 expect 1 "$work/run1.txt" tune --t1 "$spec" --out "$out" --arch 90 --jobs 2
 cat "$work/run1.txt"
 says "$work/run1.txt" "ktune: scaled_sum from $spec: 12 configs of 12 points; Default block_size_x=128 tile_size_x=1 bug=0; 1 problem size; cubins for sm_90 (--arch), 2 parallel nvcc jobs"
-says "$work/run1.txt" "ktune: scaled_sum: compiled 1 config in "
-says "$work/run1.txt" "s: 1 ok, 0 failed to compile"
+says "$work/run1.txt" "ktune: scaled_sum: compiled 2 configs in "
+says "$work/run1.txt" "s: 2 ok, 0 failed to compile"
 says "$work/run1.txt" "ktune: scaled_sum: reference outputs: the Default's values, block_size_x=128 tile_size_x=1 bug=0"
 says "$work/run1.txt" "ktune: error: scaled_sum: no GPU visible ("
 says "$work/run1.txt" "): the cubins are compiled in $out/kernel, nothing was measured and no DB or T4 file written"
@@ -43,13 +43,15 @@ assert m["kernel"] == "scaled_sum" and m["entry"] == "scaled_sum" and m["build"]
 assert m["valid"] == 12 and "configs" not in m, m
 # Kernel Tuner's macros besides the parameters: block_size_y/z (no parameter: 1) and kernel_tuner.
 assert m["defines"] == {"block_size_y": 1, "block_size_z": 1, "kernel_tuner": 1}, m["defines"]
-(record,) = os.listdir(os.path.join(kdir, "records"))
-assert record == m["default_id"] + ".json", record
-assert json.load(open(os.path.join(kdir, "records", record)))["status"] == "ok"
+# The reference (the Default) and the first valid config, its stand-in should it not run.
+records = sorted(os.listdir(os.path.join(kdir, "records")))
+assert len(records) == 2 and m["default_id"] + ".json" in records, records
+for record in records:
+    assert json.load(open(os.path.join(kdir, "records", record)))["status"] == "ok"
 assert os.path.getsize(os.path.join(kdir, "cubins", m["default_id"] + ".cubin")) > 0
 wrapper = open(os.path.join(kdir, "scaled_sum.t1.cu")).read()
 assert 'extern "C" {\n#include "scaled_sum.cu"\n}' in wrapper, wrapper
-print("ok: the reference's cubin compiled, inside extern \"C\"; the manifest holds Kernel Tuner's macros")
+print("ok: the reference's cubin and its stand-in's compiled, inside extern \"C\"; the manifest holds Kernel Tuner's macros")
 PY
 
 # 2. --compile-only --json: every config compiled, exit 0, one JSON object on stdout; run
@@ -79,11 +81,12 @@ code=0
 says "$work/run3.err" "no GPU visible"
 python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); assert r["tuned"] is False and r["why"], r' "$work/run3.json"
 
-# 4. A budget compiles only the Default first (the tuner compiles what its strategy proposes).
+# 4. A budget compiles only the reference and its stand-in first (the tuner compiles what
+# its strategy proposes).
 expect 1 "$work/run4.txt" tune --t1 "$spec" --out "$work/budget" --arch 90 --strategy random --budget 4
-says "$work/run4.txt" "compiled 1 config in "
+says "$work/run4.txt" "compiled 2 configs in "
 says "$work/run4.txt" "the tuner compiles the configs its strategy proposes"
-[[ $(ls "$work/budget/kernel/records" | wc -l) == 1 ]] || fail "a budget compiled more than the Default"
+[[ $(ls "$work/budget/kernel/records" | wc -l) == 2 ]] || fail "a budget compiled more than the reference and its stand-in"
 
 # 5. Bad input: exit 1, naming the file, the field and the fix.
 python3 - "$spec" "$work" <<'PY'
@@ -129,7 +132,7 @@ says "$work/bad4.txt" "block_size_x=64 tile_size_x=1 bug=0"
 says "$work/bad4.txt" "no GPU visible"
 # --source replaces KernelFile.
 expect 1 "$work/source.txt" tune --t1 "$work/nofile/spec.T1.json" --source "$work/nofile/scaled_sum.cu" --out "$work/source" --arch 90 --budget 1
-says "$work/source.txt" "compiled 1 config in "
+says "$work/source.txt" "compiled 2 configs in "
 
 # 6. A bad command line: exit 2; --help: exit 0, with the exit codes.
 expect 2 "$work/cl1.txt" tune --out "$work/x"

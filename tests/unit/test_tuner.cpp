@@ -257,6 +257,40 @@ TEST_F(TunerTest, ResumeMeasuresNothingAgain) {
   }
 }
 
+// A search cut short (a budget), then the whole space: the DB answers what was measured,
+// compile failures come from their records, and every other config is measured now.
+TEST_F(TunerTest, ResumeAfterACutSearchMeasuresTheRest) {
+  const Manifest m = make_kernel(kernel_dir(), {"MODE=0", "T=1..120"}, {}, "MODE=0 T=5", {{0, 7}, {0, 80}});
+  TuneOptions o = options_for(kernel_dir());
+  o.keys = {{{"N", 1000}}};
+  o.budget.evaluations = 60;
+  ASSERT_EQ(tune(o), 0);
+  o.budget.evaluations.reset();
+  ASSERT_EQ(tune(o), 0);
+  const json key = read_json(o.summary_out)["keys"][0];
+  std::size_t evaluated = 0;
+  for (const auto& [status, n] : key["counts"].items()) evaluated += n.get<std::size_t>();
+  EXPECT_EQ(evaluated, 120u) << key.dump(1);
+  EXPECT_EQ(key["counts"]["compile-failed"], 2) << key.dump(1);
+  EXPECT_EQ(key["from_db"].get<std::size_t>() + key["measured_now"].get<std::size_t>(), 118u) << key.dump(1);
+  EXPECT_GE(key["measured_now"].get<std::size_t>(), 58u);
+}
+
+// Answers that need no GPU (from the DB, or a compile failure from its record) one after
+// the other, more of them than proposals may run ahead: the search goes on to the end.
+TEST_F(TunerTest, ARunOfFailuresAndDbAnswersDoesNotEndTheSearch) {
+  std::set<std::vector<int64_t>> failed;
+  for (int64_t t = 10; t < 20; ++t) failed.insert({0, t});
+  make_kernel(kernel_dir(), {"MODE=0", "T=1..60"}, {}, "MODE=0 T=5", failed);
+  TuneOptions o = options_for(kernel_dir());
+  o.keys = {{{"N", 1000}}};
+  ASSERT_EQ(tune(o), 0);
+  ASSERT_EQ(tune(o), 0);
+  const json key = read_json(o.summary_out)["keys"][0];
+  EXPECT_EQ(key["counts"], json({{"compile-failed", 10}, {"ok", 50}})) << key.dump(1);
+  EXPECT_EQ(key["from_db"], 50);
+}
+
 TEST_F(TunerTest, RetuneMeasuresEverythingAgain) {
   make_standard();
   TuneOptions o = options_for(kernel_dir());

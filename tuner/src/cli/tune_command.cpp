@@ -236,11 +236,17 @@ void run(const TuneT1Options& o) {
   const auto compile_start = std::chrono::steady_clock::now();
   CompilePool pool(m, p.kernel_dir, jobs);
   const ManifestConfig reference = m.configs.make(p.reference);
+  // The first valid config besides the reference too: the harness falls back on it when
+  // the reference does not run.
+  const ManifestConfig fallback_config = m.configs[m.configs[0].id == reference.id && m.configs.size() > 1 ? 1 : 0];
   std::vector<ManifestConfig> wanted = {reference};
   if (reference.id != m.default_id) wanted.push_back(m.configs[m.default_index()]);
+  if (fallback_config.id != reference.id && fallback_config.id != m.default_id) wanted.push_back(fallback_config);
   if (o.compile_only)
     for (std::size_t i = 0; i < m.configs.size(); ++i)
-      if (m.configs[i].id != reference.id) wanted.push_back(m.configs[i]);
+      if (const ManifestConfig c = m.configs[i];
+          std::none_of(wanted.begin(), wanted.end(), [&](const ManifestConfig& w) { return w.id == c.id; }))
+        wanted.push_back(c);
   for (std::size_t i = 0; i < wanted.size(); ++i) pool.submit(i, wanted[i]);
   for (std::size_t n = 0; n < wanted.size();)
     if (pool.wait_for(std::chrono::milliseconds(200))) ++n;
@@ -271,10 +277,7 @@ void run(const TuneT1Options& o) {
       throw Error(m.kernel + ": the Default config (" + describe(m, reference.values) + ") did not compile" +
                   (line.empty() ? "" : ": " + line) + ", and the space has no other config to take the reference "
                   "outputs from; log: " + (p.kernel_dir / reference.log()).string());
-    const ManifestConfig fallback = m.configs[at];
-    pool.submit(0, fallback);
-    while (!pool.wait_for(std::chrono::milliseconds(200))) {
-    }
+    const ManifestConfig& fallback = fallback_config;
     if (!compiled(fallback))
       throw Error(m.kernel + ": the Default config (" + describe(m, reference.values) + ") did not compile" +
                   (line.empty() ? "" : ": " + line) + ", nor did the first valid config (" +
@@ -297,7 +300,7 @@ void run(const TuneT1Options& o) {
   json out = {{"kernel", m.kernel}, {"spec", o.t1}, {"source", p.source}, {"out", fs::absolute(r.out).string()},
               {"manifest", p.manifest_path.string()}, {"arch", m.compile.arch}, {"configs", m.configs.size()},
               {"product", m.product}, {"default_id", m.default_id}, {"strategy", strategy},
-              {"reference", {{"values", reference_values}, {"why", reference_text}}},
+              {"reference", {{"values", reference_values}, {"why", reference_text}, {"fallback_id", fallback_config.id}}},
               {"compile", {{"asked", wanted.size()}, {"ok", ok}, {"failed", failed}, {"seconds", compile_seconds}}},
               {"keys", json::array()}, {"tuned", false}};
   for (const auto& key : p.keys) out["keys"].push_back(key_id(key));

@@ -4,12 +4,15 @@
 // it makes the spec's Arguments (Vector: a device array with its Size and fill; Scalar:
 // its FillValue by value; MemType Constant: also copied to the __constant__ variable of
 // that name), computes block and grid as Kernel Tuner does (T1Geometry), and takes as the
-// expected outputs what the Default config's cubin writes on this GPU.
+// expected outputs what the reference config's cubin writes on this GPU: the Default's
+// values (`ktune tune --t1` says which), or the first valid config when those do not run.
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iostream>
+#include <optional>
 #include <iterator>
 #include <memory>
 
@@ -28,14 +31,23 @@ namespace {
 using namespace ktune;
 
 // What every key shares, read once per worker process.
+struct Reference {
+  std::vector<int64_t> values;
+  std::string cubin, log;
+};
+
 struct T1Setup {
   T1Run run;
   SpaceSpec space;
   T1Kernel kernel;
-  std::vector<std::string> names;       // the manifest's parameters, in its order
-  std::vector<int64_t> default_values;
-  std::string default_cubin, default_log, entry;
+  std::vector<std::string> names;  // the manifest's parameters, in its order
+  Reference reference;             // the Default's values (or the first valid config)
+  std::optional<Reference> fallback;  // the first valid config other than the reference
+  std::string entry;
 };
+
+// Set once the reference failed to run: every later key takes the fallback at once.
+bool reference_failed = false;
 
 const T1Setup& setup() {
   static const T1Setup s = [] {
@@ -51,13 +63,16 @@ const T1Setup& setup() {
     for (const auto& p : m.spec.parameters) s.names.push_back(p.name);
     const auto dir = std::filesystem::path(s.run.manifest).parent_path();
     // The reference: the run file's (the Default's values, which may lie outside the
-    // space), else the manifest's DEFAULT.
+    // space), else the manifest's DEFAULT; and the first valid config besides it.
     const ManifestConfig ref = s.run.reference.size() == m.spec.parameters.size()
                                    ? m.configs.make(s.run.reference)
                                    : m.configs[m.default_index()];
-    s.default_values = ref.values;
-    s.default_cubin = (dir / ref.cubin()).string();
-    s.default_log = (dir / ref.log()).string();
+    s.reference = {ref.values, (dir / ref.cubin()).string(), (dir / ref.log()).string()};
+    const std::size_t other = m.configs[0].id == ref.id ? 1 : 0;
+    if (other < m.configs.size()) {
+      const ManifestConfig f = m.configs[other];
+      s.fallback = Reference{f.values, (dir / f.cubin()).string(), (dir / f.log()).string()};
+    }
     s.entry = m.entry;
     return s;
   }();
@@ -115,19 +130,20 @@ Launch make_launch(const T1Geometry& g, const std::vector<Arg>& args, const std:
 // Runs the Default config's cubin once with output `replace` written into `ref`: the
 // expected output. Every output starts from its fill, and the constants are copied in, as
 // before any measured launch.
-void run_default(Harness& h, const T1Setup& s, const T1Geometry& g, const std::vector<Arg>& args,
-                 const std::vector<int64_t>& ps, int replace, CUdeviceptr ref, CUstream stream) {
+void run_reference(Harness& h, const T1Setup& s, const Reference& r, const T1Geometry& g,
+                   const std::vector<Arg>& args, const std::vector<int64_t>& ps, int replace, CUdeviceptr ref,
+                   CUstream stream) {
   std::string why;
   const Driver* d = Driver::get(&why);
   if (!d) throw Error("the Default config cannot run: " + why);
-  const std::string config = g.describe(s.default_values);
-  std::ifstream file(s.default_cubin, std::ios::binary);
+  const std::string config = g.describe(r.values);
+  std::ifstream file(r.cubin, std::ios::binary);
   std::vector<char> image((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
   if (image.empty())
     throw Error("the Default config (" + config + ") has no cubin: it did not compile, and every config is checked "
-                "against its outputs; see " + s.default_log);
+                "against its outputs; see " + r.log);
   CUmodule module = nullptr;
-  d->check(d->cuModuleLoadData(&module, image.data()), "loading the Default config's cubin " + s.default_cubin);
+  d->check(d->cuModuleLoadData(&module, image.data()), "loading the Default config's cubin " + r.cubin);
   struct Unload {
     const Driver* d;
     CUmodule m;
@@ -153,17 +169,35 @@ void run_default(Harness& h, const T1Setup& s, const T1Geometry& g, const std::v
   // Copies from pageable memory (these, and `ref`'s fill) may still be in flight when the
   // calls return, and `stream` does not wait for them.
   d->check(d->cuCtxSynchronize(), "copying the Default config's inputs");
-  Launch l = make_launch(g, args, ps, s.kernel.shared_memory, s.default_values, replace, ref);
+  Launch l = make_launch(g, args, ps, s.kernel.shared_memory, r.values, replace, ref);
   if (l.shared_bytes > 48 * 1024)
     d->check(d->cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(l.shared_bytes)),
              "opting in to dynamic shared memory for the Default config");
-  const Config def(s.names, s.default_values);
+  const Config def(s.names, r.values);
   const LaunchConfig cfg(l, def.get_or("num_ctas", 1), stream);
   d->check(d->cuLaunchKernelEx(cfg.get(), fn, l.args.pointers(), nullptr),
            "launching the Default config (" + config + ", block " + std::to_string(l.block.x) + "x" +
                std::to_string(l.block.y) + "x" + std::to_string(l.block.z) + ", grid " + std::to_string(l.grid.x) +
                "x" + std::to_string(l.grid.y) + "x" + std::to_string(l.grid.z) + ")");
   d->check(d->cuStreamSynchronize(stream), "running the Default config (" + config + ")");
+}
+
+// The expected output: the reference's, or, once the reference failed to run (a launch it
+// cannot make on this GPU, say), the fallback's, saying so once on the worker's log.
+void run_default(Harness& h, const T1Setup& s, const T1Geometry& g, const std::vector<Arg>& args,
+                 const std::vector<int64_t>& ps, int replace, CUdeviceptr ref, CUstream stream) {
+  if (!reference_failed || !s.fallback) {
+    try {
+      return run_reference(h, s, s.reference, g, args, ps, replace, ref, stream);
+    } catch (const Error& e) {
+      if (!s.fallback) throw;
+      reference_failed = true;
+      std::cerr << "ktune: warning: the reference config (" << g.describe(s.reference.values) << ") did not run: "
+                << e.what() << "; the first valid config (" << g.describe(s.fallback->values)
+                << ") gives the reference outputs instead\n";
+    }
+  }
+  run_reference(h, s, *s.fallback, g, args, ps, replace, ref, stream);
 }
 
 // --save-arguments: each array as it starts, each output as the Default config left it.
@@ -189,7 +223,7 @@ void save_arguments(const Harness& h, const T1Setup& s, const std::vector<int64_
 
 void ktune_harness(ktune::Harness& h) {
   const T1Setup& s = setup();
-  if (s.default_values.empty()) throw Error(s.run.manifest + ": the Default config is not among its configs");
+  if (s.reference.values.empty()) throw Error(s.run.manifest + ": the Default config is not among its configs");
   const std::vector<int64_t> ps = t1_problem_size(h.key_values());
   auto geometry = std::make_shared<const T1Geometry>(s.kernel, s.names, s.run.spec);
 

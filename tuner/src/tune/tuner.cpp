@@ -279,12 +279,16 @@ json tune_group(const TuneOptions& o, const Manifest& m, GpuPool& pool, const Fi
     };
 
     std::size_t compiling = 0;  // of this key, in the pool
+    bool search_over = false;   // the strategy, the budget or the time has no more proposals
     for (;;) {
       // Keep every compile slot busy while the search has proposals, but run no further
       // ahead of the results than the slots and GPUs need.
-      while (compiles.free_slots() > 0 && compiling + ready.size() + pool.in_flight() < ahead_limit) {
+      while (!search_over && compiles.free_slots() > 0 && compiling + ready.size() + pool.in_flight() < ahead_limit) {
         auto index = next_proposal();
-        if (!index) break;
+        if (!index) {
+          search_over = true;
+          break;
+        }
         const ManifestConfig c = m.configs[*index];
         if (std::optional<Measurement> known = o.retune ? std::nullopt : db.find(fp, ks.key, c.id)) {
           ++ks.from_db;
@@ -300,7 +304,10 @@ json tune_group(const TuneOptions& o, const Manifest& m, GpuPool& pool, const Fi
         start(index);
       }
       if (out_of_time()) ready.clear();  // compiled, never measured: the budget is spent
-      if (compiling == 0 && ready.empty() && pool.in_flight() == 0) break;  // no proposal either: done
+      if (compiling == 0 && ready.empty() && pool.in_flight() == 0) {
+        if (search_over) break;
+        continue;  // everything in flight was answered without a GPU: propose more
+      }
       // Wait for whichever comes first: a cubin, or a measurement. Time the GPUs stand idle
       // with nothing compiled to measure is what the pipeline did not hide.
       const bool gpus_wait = pool.in_flight() == 0 && ready.empty();
