@@ -9,7 +9,10 @@
 // negative = worse. A failed config counts as the slowest timed one (so a run that found
 // nothing timed scores as the worst config). Each budget is its own run, so strategies that
 // plan by their budget (random-refine, annealing, genetic, bayes) are judged as used.
-// usage: bench_strategies [--data DIR] [--seeds S] [--strategies a,b,...]
+// --in-flight N scores them as the tuner runs them with N slots (16 compile jobs + 2 per
+// GPU: 18): proposals run ahead of the results as far as proposals_ahead(N, budget) lets
+// them, as the tuner's compile pool does; the default, 1, is one proposal at a time.
+// usage: bench_strategies [--data DIR] [--seeds S] [--strategies a,b,...] [--in-flight N]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -56,14 +59,16 @@ std::vector<std::string> split(const std::string& s) {
 int main(int argc, char** argv) {
   fs::path data = "../shared/data/benchmark_hub";
   int seeds = 50;
+  std::size_t in_flight = 1;
   std::vector<std::string> strategies = ktune::strategy_names();
   for (int a = 1; a + 1 < argc; a += 2) {
     const std::string opt = argv[a];
     if (opt == "--data") data = argv[a + 1];
     else if (opt == "--seeds") seeds = std::atoi(argv[a + 1]);
     else if (opt == "--strategies") strategies = split(argv[a + 1]);
+    else if (opt == "--in-flight") in_flight = static_cast<std::size_t>(std::max(1, std::atoi(argv[a + 1])));
     else {
-      std::fprintf(stderr, "usage: %s [--data DIR] [--seeds S] [--strategies a,b,...]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--data DIR] [--seeds S] [--strategies a,b,...] [--in-flight N]\n", argv[0]);
       return 2;
     }
   }
@@ -77,7 +82,8 @@ int main(int argc, char** argv) {
     return 1;
   }
 
-  std::printf("score = (R(n) - B(n)) / (R(n) - optimum), mean best of %d seeds; 1 = optimal, 0 = random\n\n", seeds);
+  std::printf("score = (R(n) - B(n)) / (R(n) - optimum), mean best of %d seeds; 1 = optimal, 0 = random; "
+              "%zu proposal(s) in flight\n\n", seeds, in_flight);
   std::printf("%-34s %-14s", "space", "strategy");
   for (double b : kBudgetsPct) std::printf(" %7.1f%%", b);
   std::printf("   mean  s/seed\n");
@@ -104,7 +110,8 @@ int main(int argc, char** argv) {
       for (int seed = 0; seed < seeds; ++seed)
         for (std::size_t b = 0; b < budgets.size(); ++b) {
           const ktune::SimulationResult r =
-              ktune::simulate(space, strategy, budgets[b], static_cast<uint64_t>(seed));
+              ktune::simulate(space, strategy, budgets[b], static_cast<uint64_t>(seed), nullptr, 0,
+                              ktune::proposals_ahead(in_flight, budgets[b]));
           mean_best[b] += (r.best_ms ? *r.best_ms : worst) / seeds;
         }
       const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -111,7 +111,38 @@ class Repeater : public ktune::Strategy {
   bool done() const override { return false; }
 };
 
+// Proposes 0, 1, 2, ... and logs each call: "p<i>" for a proposal, "o<i>" for a result.
+class Logger : public ktune::Strategy {
+ public:
+  explicit Logger(std::size_t size) : size_(size) {}
+  std::string name() const override { return "logger"; }
+  std::vector<std::size_t> propose(std::size_t) override {
+    if (next_ >= size_) return {};
+    log += "p" + std::to_string(next_) + " ";
+    return {next_++};
+  }
+  void observe(const ktune::Observation& o) override { log += "o" + std::to_string(o.index) + " "; }
+  bool done() const override { return next_ >= size_; }
+  std::string log;
+
+ private:
+  std::size_t size_, next_ = 0;
+};
+
 }  // namespace
+
+// As the tuner runs a search: proposals run up to `in_flight` ahead of the results, which
+// come back oldest first; one in flight is one proposal at a time.
+TEST(Simulate, ProposalsRunAheadOfResultsAsInTheTuner) {
+  const ReplaySpace r = ReplaySpace::from_cache(tiny_cache(), "tiny.json");
+  Logger one(r.size()), three(r.size());
+  EXPECT_EQ(ktune::simulate(r, one, 6).evaluations.size(), 6u);
+  EXPECT_EQ(one.log, "p0 o0 p1 o1 p2 o2 p3 o3 p4 o4 p5 o5 ");
+  const auto s = ktune::simulate(r, three, 5, nullptr, 3);
+  EXPECT_EQ(three.log, "p0 p1 p2 o0 p3 o1 p4 o2 o3 o4 ");
+  ASSERT_EQ(s.evaluations.size(), 5u);
+  EXPECT_EQ(s.evaluations[4].index, 4u);
+}
 
 TEST(Replay, TinyCacheInPositionOrder) {
   const ReplaySpace r = ReplaySpace::from_cache(tiny_cache(), "tiny.json");
@@ -434,7 +465,7 @@ TEST(Simulate, RefusesAStrategyThatRepeats) {
     ktune::simulate(r, repeater, 6);
     ADD_FAILURE() << "no error";
   } catch (const ktune::Error& e) {
-    EXPECT_NE(std::string(e.what()).find("\"repeater\" proposed config 0 again at evaluation 2"),
+    EXPECT_NE(std::string(e.what()).find("\"repeater\" proposed config 0 again at proposal 2"),
               std::string::npos)
         << e.what();
   }

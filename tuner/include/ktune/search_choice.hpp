@@ -40,4 +40,10 @@ SearchChoice choose_search(const std::string& strategy, const std::string& budge
 // at least 200 and at most 2,000 configs (a few minutes of compiling on 16 cores).
 std::size_t default_budget(std::size_t size);
 
+// How far proposals may run ahead of the results when `slots` compiles and measurements
+// can be under way at once (the tuner: compile jobs + 2 per GPU): all of them, but with a
+// count budget at most a quarter of it (at least 2), so that three quarters of a small
+// budget are proposed with results in hand; a search proposed blind is a random one.
+std::size_t proposals_ahead(std::size_t slots, std::optional<std::size_t> budget);
+
 }  // namespace ktune

@@ -55,15 +55,18 @@ class JsonlTrace : public TraceSink {
 // Makes `strategy` (make_strategy; "default" means default_strategy_name()) for `space`
 // with this seed, the budget and `first` as the DEFAULT config, then proposes one config
 // at a time and observes its recorded outcome (failures with their status and time 0)
-// until `budget` evaluations (at most the space's size) or the strategy is done. Throws Error when the strategy breaks its contract:
-// proposes an index twice or out of range, or more than it was asked for.
+// until `budget` evaluations (at most the space's size) or the strategy is done. With
+// `in_flight` above 1, proposals run that far ahead of the results, as in the tuner, whose
+// compile pool takes a proposal whenever a slot frees: a result is observed (oldest first)
+// only once `in_flight` proposals wait for theirs. Throws Error when the strategy breaks
+// its contract: proposes an index twice or out of range, or more than it was asked for.
 SimulationResult simulate(const ReplaySpace& space, const std::string& strategy,
                           std::size_t budget, uint64_t seed, TraceSink* trace = nullptr,
-                          std::size_t first = 0);
+                          std::size_t first = 0, std::size_t in_flight = 1);
 
 // The same with a strategy made by the caller (which sets its seed and DEFAULT).
 SimulationResult simulate(const ReplaySpace& space, Strategy& strategy, std::size_t budget,
-                          TraceSink* trace = nullptr);
+                          TraceSink* trace = nullptr, std::size_t in_flight = 1);
 
 
 }  // namespace ktune

@@ -56,8 +56,8 @@ struct Enumeration {
 };
 
 // The most valid configs a space may have to be planned and searched: each is kept (8
-// bytes), so this bounds the memory to 400 MB. Larger spaces must be narrowed.
-inline constexpr uint64_t kMaxValidConfigs = 50'000'000;
+// bytes), so this bounds the memory to 160 MB. Larger spaces must be narrowed.
+inline constexpr uint64_t kMaxValidConfigs = 20'000'000;
 
 class Space {
  public:

@@ -19,6 +19,11 @@ std::vector<std::string> strategy_names() {
 // below random at 0.5 %. docs/search.md has the table.
 std::string default_strategy_name() { return "genetic"; }
 
+std::size_t proposals_ahead(std::size_t slots, std::optional<std::size_t> budget) {
+  const std::size_t all = std::max<std::size_t>(slots, 1);
+  return budget ? std::clamp<std::size_t>(*budget / 4, std::min<std::size_t>(2, all), all) : all;
+}
+
 std::size_t default_budget(std::size_t size) {
   const auto share = static_cast<std::size_t>(std::llround(0.02 * static_cast<double>(size)));
   return std::min(size, std::clamp<std::size_t>(share, 200, 2000));

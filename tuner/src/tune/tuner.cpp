@@ -150,8 +150,9 @@ json tune_group(const TuneOptions& o, const Manifest& m, GpuPool& pool, const Fi
   // earlier run) comes back at once; another is compiled, a new proposal taking each freed
   // slot, and measured as soon as its cubin exists.
   CompilePool compiles(m, kernel_dir, o.compile_jobs);
-  // Proposals run ahead of results only as far as the compile slots and the GPUs need.
-  const std::size_t ahead_limit = compiles.jobs() + 2 * gpu_indices.size();
+  // Proposals run ahead of results only as far as the compile slots and the GPUs need, and
+  // not so far that a small budget is proposed blind.
+  const std::size_t ahead_limit = proposals_ahead(compiles.jobs() + 2 * gpu_indices.size(), o.budget.evaluations);
 
   std::vector<KeySummary> summaries;
   for (const auto& key : o.keys) {
