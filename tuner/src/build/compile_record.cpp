@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ktune/error.hpp"
+#include "ktune/fnv1a.hpp"
 #include "ktune/manifest.hpp"
 #include "ktune/text.hpp"
 
@@ -105,15 +106,10 @@ CompileRecord CompileRecord::from_json(const json& doc, const std::string& origi
 }
 
 std::string command_digest(const std::vector<std::string>& command) {
-  uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a over the arguments, each ended by a NUL
-  for (const auto& arg : command)
-    for (std::size_t i = 0; i <= arg.size(); ++i) {
-      h ^= static_cast<unsigned char>(i < arg.size() ? arg[i] : '\0');
-      h *= 0x100000001b3ull;
-    }
-  char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
-  return hex;
+  Fnv1a h;
+  h.number(command.size());
+  for (const auto& arg : command) h.field(arg);
+  return h.hex();
 }
 
 namespace {
