@@ -182,14 +182,19 @@ print(f"ok: 120,000 configs tuned with a budget of 40 by the default strategy: {
       f"a manifest of {size} bytes")
 PY
 
-# 6. A Default outside the values (block_size_x=96): the reference, not the baseline.
-python3 - "$sum_spec" "$work/outside.T1.json" <<'PY'
+# with_default VALUE OUT: the scaled_sum spec with block_size_x's Default set to VALUE.
+with_default() {
+  python3 - "$sum_spec" "$2" "$1" <<'PY'
 import json, sys
 doc = json.load(open(sys.argv[1]))
-doc["ConfigurationSpace"]["TuningParameters"][0]["Default"] = 96
+doc["ConfigurationSpace"]["TuningParameters"][0]["Default"] = int(sys.argv[3])
 doc["KernelSpecification"]["KernelFile"] = sys.argv[1].replace(".T1.json", ".cu")
 json.dump(doc, open(sys.argv[2], "w"))
 PY
+}
+
+# 6. A Default outside the values (block_size_x=96): the reference, not the baseline.
+with_default 96 "$work/outside.T1.json"
 tune outside --t1 "$work/outside.T1.json" --out "$work/outside"
 grep -q "warning: .*the Default block_size_x=96 is not among the values of block_size_x" "$work/outside.log" ||
   fail "no warning for a Default outside the values"
@@ -204,13 +209,7 @@ PY
 
 # 7. A Default that compiles but cannot run here (2048 threads a block): the first valid
 # config gives the reference outputs instead, and the worker's log says so.
-python3 - "$sum_spec" "$work/norun.T1.json" <<'PY'
-import json, sys
-doc = json.load(open(sys.argv[1]))
-doc["ConfigurationSpace"]["TuningParameters"][0]["Default"] = 2048
-doc["KernelSpecification"]["KernelFile"] = sys.argv[1].replace(".T1.json", ".cu")
-json.dump(doc, open(sys.argv[2], "w"))
-PY
+with_default 2048 "$work/norun.T1.json"
 tune norun --t1 "$work/norun.T1.json" --out "$work/norun"
 grep -q "the reference config (block_size_x=2048 .*) did not run: .*the first valid config (block_size_x=64 tile_size_x=1 bug=0) gives the reference outputs instead" \
   "$work/norun/worker.log" || { tail -n 20 "$work/norun/worker.log"; fail "no fallback from a reference that does not run"; }

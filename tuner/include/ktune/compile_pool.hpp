@@ -25,7 +25,6 @@ class CompilePool {
     std::size_t tag = 0;   // what submit() was given
     bool compiled = false; // false: its record was current, nothing ran
     double wall_s = 0;     // of the compiler, when compiled
-    double cpu_s = 0;
   };
 
   CompilePool(const Manifest& manifest, std::filesystem::path kernel_dir, unsigned jobs);
@@ -38,10 +37,10 @@ class CompilePool {
   // The next finished compile, waiting at most `timeout`. Throws Error when ktune itself
   // could not compile (the log or the record could not be written).
   std::optional<Done> wait_for(std::chrono::milliseconds timeout);
+  // Compiles these (what is not current) and returns when every one is done.
+  void compile_all(const std::vector<ManifestConfig>& configs);
 
   unsigned jobs() const { return jobs_; }
-  // Submitted and not yet returned by wait_for(): queued, compiling or done.
-  std::size_t in_flight() const;
   // Slots with nothing to compile: how many more configs to propose now.
   std::size_t free_slots() const;
   double busy_seconds() const;  // compiler wall time summed over every compile so far
@@ -57,7 +56,7 @@ class CompilePool {
   std::deque<std::pair<std::size_t, CompileJob>> queue_;
   std::deque<Done> done_;
   std::exception_ptr error_;
-  std::size_t compiling_ = 0, in_flight_ = 0;
+  std::size_t compiling_ = 0;
   double busy_s_ = 0;
   bool stopping_ = false;
   std::vector<std::thread> threads_;

@@ -28,6 +28,8 @@ struct CompileRecord {
   // Reads and checks the record at `path`. Throws Error naming it, and the fix (delete it
   // and build again), when it is missing, not JSON or not a valid record.
   static CompileRecord read(const std::filesystem::path& path);
+  // Whether the record at `path` exists, is whole and says "ok"; never throws.
+  static bool says_ok(const std::filesystem::path& path);
 };
 
 struct CompileJob {

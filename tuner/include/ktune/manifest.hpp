@@ -53,8 +53,6 @@ class ManifestConfigs {
  public:
   ManifestConfigs() = default;
   ManifestConfigs(std::vector<std::string> names, Enumeration valid, ConfigDefines defines = {});
-  // From rows of values (rows × width) in enumeration order, each once: for tests.
-  static ManifestConfigs of(const std::vector<Parameter>& parameters, const std::vector<std::vector<int64_t>>& rows);
 
   std::size_t size() const { return valid_.size(); }
   bool empty() const { return size() == 0; }

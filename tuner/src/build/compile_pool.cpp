@@ -59,8 +59,7 @@ void CompilePool::submit(std::size_t tag, const ManifestConfig& config) {
   const bool current = compile_is_current(job);
   {
     std::lock_guard lock(mutex_);
-    ++in_flight_;
-    if (current) done_.push_back({tag, false, 0, 0});
+    if (current) done_.push_back({tag, false, 0});
     else queue_.emplace_back(tag, std::move(job));
   }
   changed_.notify_all();
@@ -73,13 +72,13 @@ std::optional<CompilePool::Done> CompilePool::wait_for(std::chrono::milliseconds
   if (done_.empty()) return std::nullopt;
   Done d = done_.front();
   done_.pop_front();
-  --in_flight_;
   return d;
 }
 
-std::size_t CompilePool::in_flight() const {
-  std::lock_guard lock(mutex_);
-  return in_flight_;
+void CompilePool::compile_all(const std::vector<ManifestConfig>& configs) {
+  for (std::size_t i = 0; i < configs.size(); ++i) submit(i, configs[i]);
+  for (std::size_t done = 0; done < configs.size();)
+    if (wait_for(std::chrono::milliseconds(100))) ++done;
 }
 
 std::size_t CompilePool::free_slots() const {
@@ -104,12 +103,10 @@ void CompilePool::work() {
       queue_.pop_front();
       ++compiling_;
     }
-    Done d{next.first, true, 0, 0};
+    Done d{next.first, true, 0};
     std::exception_ptr failed;
     try {
-      const CompileOutcome outcome = run_compile_job(next.second);
-      d.wall_s = outcome.wall_s;
-      d.cpu_s = outcome.cpu_s;
+      d.wall_s = run_compile_job(next.second).wall_s;
     } catch (...) {
       failed = std::current_exception();
     }

@@ -59,6 +59,14 @@ CompileRecord CompileRecord::read(const std::filesystem::path& path) {
   return from_json(doc, path.string());
 }
 
+bool CompileRecord::says_ok(const std::filesystem::path& path) {
+  try {
+    return read(path).status == "ok";
+  } catch (const Error&) {
+    return false;
+  }
+}
+
 CompileRecord CompileRecord::from_json(const json& doc, const std::string& origin) {
   auto refuse = [&](const std::string& why) -> Error { return Error(origin + ": " + why + kFix); };
   auto schema = doc.is_object() ? doc.find("schema") : doc.end();

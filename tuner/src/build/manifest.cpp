@@ -270,25 +270,6 @@ Manifest Manifest::from_json(const json& doc, const std::string& origin) {
 ManifestConfigs::ManifestConfigs(std::vector<std::string> names, Enumeration valid, ConfigDefines defines)
     : names_(std::move(names)), valid_(std::move(valid)), defines_(std::move(defines)) {}
 
-ManifestConfigs ManifestConfigs::of(const std::vector<Parameter>& parameters,
-                                    const std::vector<std::vector<int64_t>>& rows) {
-  std::vector<std::string> names;
-  for (const auto& p : parameters) names.push_back(p.name);
-  Enumeration valid(parameters);
-  for (const auto& row : rows) {
-    std::vector<uint32_t> positions;
-    for (std::size_t k = 0; k < parameters.size(); ++k) {
-      const auto& v = parameters[k].values;
-      const auto it = std::find(v.begin(), v.end(), row.at(k));
-      if (it == v.end()) throw Error("config value " + std::to_string(row[k]) + " of " + names[k] + " is not among its values");
-      positions.push_back(static_cast<uint32_t>(it - v.begin()));
-    }
-    valid.append(positions);
-  }
-  if (!valid.strictly_ordered()) throw Error("configs are not in enumeration order, each once");
-  return ManifestConfigs(std::move(names), std::move(valid));
-}
-
 ManifestConfig ManifestConfigs::make(std::vector<int64_t> values) const {
   ManifestConfig c;
   c.values = std::move(values);

@@ -2,7 +2,6 @@
 // generated header and data source that carry a kernel's tuned configs into the user's
 // binary, and bake.json saying what was used. Prints one line: which GPUs' tables, or
 // DEFAULT only; with --json, the files written and bake.json's content.
-#include <chrono>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -84,18 +83,11 @@ void run(const BakeOptions& o) {
         for (const auto& id : winners(table))
           if (asked.insert(id).second) wanted.push_back(id);
       if (wanted.empty()) break;
-      for (std::size_t i = 0; i < wanted.size(); ++i) pool.submit(i, m.configs[*m.configs.find_id(wanted[i])]);
-      for (std::size_t n = 0; n < wanted.size();)
-        if (pool.wait_for(std::chrono::milliseconds(100))) ++n;
-      for (const auto& id : wanted) {
-        bool ok = false;
-        try {
-          ok = CompileRecord::read(kernel_dir / "records" / (id + ".json")).status == "ok";
-        } catch (const Error&) {
-        }
-        if (ok) compiled.insert(id);
-        else failed.insert(id);
-      }
+      std::vector<ManifestConfig> configs;
+      for (const auto& id : wanted) configs.push_back(m.configs[*m.configs.find_id(id)]);
+      pool.compile_all(configs);
+      for (const auto& c : configs)
+        (CompileRecord::says_ok(kernel_dir / c.record()) ? compiled : failed).insert(c.id);
     }
   }
   const BakePlan plan = plan_bake(m, hash, dirs, compiled);

@@ -247,18 +247,10 @@ void run(const TuneT1Options& o) {
       if (const ManifestConfig c = m.configs[i];
           std::none_of(wanted.begin(), wanted.end(), [&](const ManifestConfig& w) { return w.id == c.id; }))
         wanted.push_back(c);
-  for (std::size_t i = 0; i < wanted.size(); ++i) pool.submit(i, wanted[i]);
-  for (std::size_t n = 0; n < wanted.size();)
-    if (pool.wait_for(std::chrono::milliseconds(200))) ++n;
+  pool.compile_all(wanted);
   const double compile_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - compile_start).count();
   std::size_t ok = 0, failed = 0;
-  auto compiled = [&](const ManifestConfig& c) {
-    try {
-      return CompileRecord::read(p.kernel_dir / c.record()).status == "ok";
-    } catch (const Error&) {
-      return false;
-    }
-  };
+  auto compiled = [&](const ManifestConfig& c) { return CompileRecord::says_ok(p.kernel_dir / c.record()); };
   for (const auto& c : wanted) compiled(c) ? ++ok : ++failed;
   say << "ktune: " << m.kernel << ": compiled " << wanted.size() << " config" << (wanted.size() == 1 ? "" : "s")
       << " in " << std::fixed << std::setprecision(1) << compile_seconds << " s: " << ok << " ok, " << failed
