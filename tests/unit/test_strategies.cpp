@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <iostream>
 #include <optional>
@@ -214,6 +215,60 @@ TEST(StrategyQuality, SearchersFindTheBowlOptimum) {
     std::cout << name << " found the optimum in " << found << "/20 seeds\n";
     EXPECT_GE(found, 16) << name;
   }
+}
+
+// As the tuner runs them: `ahead` proposals out before the oldest result comes back.
+Idx run_ahead(ktune::Strategy& s, const Oracle& oracle, std::size_t ahead) {
+  Idx all;
+  std::deque<std::size_t> waiting;
+  for (;;) {
+    while (waiting.size() < ahead && !s.done()) {
+      const Idx one = s.propose(1);
+      if (one.empty()) break;
+      all.push_back(one[0]);
+      waiting.push_back(one[0]);
+    }
+    if (waiting.empty()) return all;
+    const std::size_t i = waiting.front();
+    waiting.pop_front();
+    s.observe({i, Status::Ok, oracle(i)});
+  }
+}
+
+// Climbing while its results are pending: with proposals out before results come back,
+// `local` proposes around its climb, not at random: first the DEFAULT's neighbours (its
+// result pending), then, once a faster neighbour is known, that one's.
+TEST(StrategyQuality, LocalClimbsWithResultsPending) {
+  const SearchSpace& space = bowl_space();
+  auto near = [&](std::size_t a, std::size_t b) {
+    auto ra = space.row(a), rb = space.row(b);
+    std::size_t differ = 0;
+    for (std::size_t k = 0; k < ra.size(); ++k) differ += ra[k] != rb[k];
+    return differ == 1;
+  };
+  for (uint64_t seed = 1; seed <= 5; ++seed) {
+    auto s = make_strategy("local", {space, 0, seed, 100});
+    const Idx first = s->propose(9);
+    ASSERT_EQ(first.size(), 9u);
+    EXPECT_EQ(first[0], 0u);
+    for (std::size_t k = 1; k < first.size(); ++k) EXPECT_TRUE(near(0, first[k])) << "proposal " << k;
+    std::size_t best = first[0];
+    for (std::size_t i : first) {
+      s->observe({i, Status::Ok, bowl(i)});
+      if (bowl(i) < bowl(best)) best = i;
+    }
+    ASSERT_NE(best, 0u) << "the bowl falls away from the DEFAULT in some direction";
+    for (std::size_t i : s->propose(4)) EXPECT_TRUE(near(best, i)) << i << " is not next to the best, " << best;
+  }
+  // And it still finds the optimum within a tenth of the space with 8 results pending.
+  int found = 0;
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    auto s = make_strategy("local", {space, 0, seed, 100});
+    const Idx all = run_ahead(*s, bowl, 8);
+    found += std::find(all.begin(), all.end(), bowl_optimum()) != all.end();
+  }
+  std::cout << "local, 8 ahead, found the optimum in " << found << "/20 seeds\n";
+  EXPECT_GE(found, 16);
 }
 
 // cuTile.jl's refinement pays: with 50 evaluations (5 % of the bowl), random-refine's best
