@@ -1,4 +1,4 @@
-# ktune_add_kernel(): declare a tunable CUDA kernel and build one cubin per valid config.
+# ktune_add_kernel(): declare a tunable CUDA kernel: its space, compiled to cubins as tuning needs.
 #
 #   ktune_add_kernel(<name>
 #     SOURCE  <file.cu>                    kernel source; parameters arrive as -D macros
@@ -19,17 +19,21 @@
 #
 # The space is checked and enumerated at configure time by the `ktune` host tool (the same
 # C++ engine the tuner uses), which writes <build>/_ktune/<name>/manifest.json and the list
-# of cubin edges. Target ktune_<name>_cubins builds them, in the Ninja pool ktune_nvcc.
-# With HARNESS and KEYS, target ktune_<name>_tuner is the kernel's tuner and the build
-# runs it (KTUNE_TUNE): every config measured on the visible GPU for every key, results
+# of cubin edges (the DEFAULT's; see below). Target ktune_<name>_cubins builds them, in the
+# job pool ktune_nvcc. With HARNESS and KEYS, target ktune_<name>_tuner is the kernel's tuner
+# and the build runs it (KTUNE_TUNE): every config (or those its search proposes) compiled
+# and measured on the visible GPU for every key, results
 # in the DB <KTUNE_DB_DIR>/<name>/<GPU model>.json. ktune_<name>_retune measures again.
 # The bake step then writes the tables of best configs (from that DB, else DB_DIRS, else
 # the DEFAULT only) as generated C++: library ktune::<name> (header ktune_<name>.hpp)
 # launches the config chosen for the GPU it runs on and the key.
-# A space with more valid configs than KTUNE_EAGER_LIMIT is compiled on demand instead: the
-# build makes only the DEFAULT's cubin; the tuner compiles the configs its strategy proposes
-# in its own pool of KTUNE_COMPILE_JOBS (a new proposal whenever a compile ends, each cubin
-# measured as soon as it exists), the bake the winners.
+# The build compiles each space's DEFAULT only (the fallback every binary needs); the rest
+# is compiled as it is needed: the tuner compiles the configs its search proposes (every one
+# when the space is measured whole) in its own pool of KTUNE_COMPILE_JOBS, a new one whenever
+# a compile ends, each cubin measured as soon as it exists; the bake compiles the winners.
+# So a build that does not tune (no GPU, KTUNE_TUNE=OFF) compiles only what it bakes. Spaces
+# of at most KTUNE_EAGER_LIMIT valid configs (0 by default) are compiled whole by the build
+# instead, e.g. on a build farm that fills a compiler cache.
 # Settings (cache variables): KTUNE_CUDA_ARCH, KTUNE_COMPILE_JOBS, KTUNE_MAX_CONFIGS,
 # KTUNE_MAX_POINTS, KTUNE_EAGER_LIMIT, KTUNE_NVCC, KTUNE_HOST_TOOL, KTUNE_TUNER_LIBS, KTUNE_TUNE,
 # KTUNE_DB_DIR; see docs/cmake.md.
@@ -42,8 +46,8 @@ set(KTUNE_MAX_CONFIGS 10000 CACHE STRING
     "The most valid configs compiled and measured whole; a larger space is searched within a budget (default MAX_CONFIGS)")
 set(KTUNE_MAX_POINTS 1000000000 CACHE STRING
     "Most points the enumeration of a space may visit before the configure gives up (a huge product whose constraints bind late)")
-set(KTUNE_EAGER_LIMIT 512 CACHE STRING
-    "Spaces with more valid configs are compiled on demand (what the tuner's strategy proposes) instead of all in the build")
+set(KTUNE_EAGER_LIMIT 0 CACHE STRING
+    "Spaces of at most this many valid configs are compiled whole by the build; others (all, by default) as the tuner and the bake need them")
 set(KTUNE_CUDA_ARCH "" CACHE STRING
     "Architecture of the cubins, e.g. 90 or 90a; empty: CMAKE_CUDA_ARCHITECTURES, else the visible GPU, else 90")
 set(KTUNE_HOST_TOOL "" CACHE FILEPATH

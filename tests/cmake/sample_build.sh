@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Configures and builds tests/cmake/sample as a user would, then checks what ktune built:
+# Configures and builds tests/cmake/sample as a user would, its space compiled whole by the
+# build (KTUNE_EAGER_LIMIT; by default only the DEFAULT is), then checks what ktune built:
 # the number of cubins, the compile-failure record, and incrementality (nothing touched →
 # nothing rebuilt; header touched → all rebuilt; value added → only the new config built).
 # usage: sample_build.sh <ktune source> <ktune tool> <work dir> <generator>
@@ -14,7 +15,7 @@ kdir=$build_dir/_ktune/tiny
 fail() { echo "FAIL: $*"; exit 1; }
 configure() {
   cmake -S "$work/src" -B "$build_dir" -G "$generator" -Dktune_DIR="$root/cmake" \
-    -DKTUNE_HOST_TOOL="$tool" -DKTUNE_CUDA_ARCH=90 -DKTUNE_COMPILE_JOBS=2 "$@" \
+    -DKTUNE_HOST_TOOL="$tool" -DKTUNE_CUDA_ARCH=90 -DKTUNE_COMPILE_JOBS=2 -DKTUNE_EAGER_LIMIT=512 "$@" \
     >"$work/configure.log" 2>&1 || { cat "$work/configure.log"; fail "configure"; }
 }
 build() {
@@ -30,7 +31,7 @@ expect_compiled() {
 }
 
 configure
-grep -q "tiny: 7 configs of 9 points; default BLOCK=64 UNROLL=1" "$work/configure.log" ||
+grep -q "tiny: 7 configs of 9 points; default BLOCK=64 UNROLL=1; compiled whole by the build" "$work/configure.log" ||
   { cat "$work/configure.log"; fail "configure summary"; }
 [[ -f $kdir/manifest.json ]] || fail "no manifest"
 
@@ -93,10 +94,12 @@ grep -q '"valid": 8' "$work/space.json" && grep -q '"product": 12' "$work/space.
 # The architecture comes from CMAKE_CUDA_ARCHITECTURES when the project sets it (the
 # newest entry: a cubin is for one architecture). Configure only, in a second build tree.
 cmake -S "$work/src" -B "$work/arch" -G "$generator" -Dktune_DIR="$root/cmake" \
-  -DKTUNE_HOST_TOOL="$tool" "-DCMAKE_CUDA_ARCHITECTURES=80-real;90-virtual" >"$work/arch.log" 2>&1 ||
+  -DKTUNE_HOST_TOOL="$tool" "-DCMAKE_CUDA_ARCHITECTURES=80-real;90-virtual" -DKTUNE_EAGER_LIMIT=3 >"$work/arch.log" 2>&1 ||
   { cat "$work/arch.log"; fail "configure with CMAKE_CUDA_ARCHITECTURES"; }
 grep -q "cubins for sm_90 (CMAKE_CUDA_ARCHITECTURES)" "$work/arch.log" ||
   { cat "$work/arch.log"; fail "arch not taken from CMAKE_CUDA_ARCHITECTURES"; }
+grep -q "compiled on demand (over the eager-build limit of 3)" "$work/arch.log" ||
+  { cat "$work/arch.log"; fail "a space over KTUNE_EAGER_LIMIT does not say it is compiled on demand"; }
 grep -rq -- "-arch=sm_90" "$work/arch" --include=build.ninja --include=build.make ||
   fail "no -arch=sm_90 in the generated build files"
 echo "PASS ($generator)"

@@ -47,10 +47,15 @@ void run(PlanOptions& o) {
   std::string def;
   for (const auto& [n, v] : m.spec.default_config) def += " " + n + "=" + std::to_string(v);
   std::cout << "; default" << def << (plan.default_chosen ? " (no DEFAULT given: the first valid config)" : "");
-  if (m.on_demand)
+  if (m.on_demand && o.request.eager_limit == 0)
+    std::cout << "; compiled as needed: the build makes the DEFAULT's cubin, the tuner those it measures, "
+                 "the bake the winners";
+  else if (m.on_demand)
     std::cout << "; compiled on demand (over the eager-build limit of "
               << std::min(o.request.eager_limit, o.request.max_configs)
-              << "): the build makes the DEFAULT's cubin, the tuner those its strategy proposes";
+              << "): the build makes the DEFAULT's cubin, the tuner those it measures, the bake the winners";
+  else
+    std::cout << "; compiled whole by the build";
   if (!plan.search.why.empty()) std::cout << "; search: " << plan.search.why;
   std::cout << "\n";
 }
