@@ -1,12 +1,16 @@
-// A steady-state genetic algorithm on value positions. The population is the fastest
-// configs measured so far (elitist: a child joins only by beating a member, and failures
-// never join). After a random initial population, each proposal is one child: two parents
-// by binary tournament, uniform crossover, then mutation of each gene with probability
-// 1/width, half the time to a neighbouring value, half to any value. Steady state rather
-// than generations, because the tuner proposes and measures one config at a time. A child
-// that is not a valid config, or was measured already, is repaired by reverting its genes
-// to one parent's, one at a time in random order, until it is a new valid config; when that
-// fails a few times the child is resampled at random.
+// A steady-state genetic algorithm on value positions, with local refinement. The
+// population is the fastest configs measured so far (elitist: a child joins only by beating
+// a member, and failures never join). After a random initial population, a third of the
+// proposals refine the best so far (an untried neighbour one value away, as `local` tries
+// first) and the rest are children: two parents by binary tournament, uniform crossover,
+// then mutation of each gene with probability 1/width, half the time to a neighbouring
+// value, half to any value. Steady state rather than generations, because the tuner
+// proposes one config whenever a compile slot frees. The refinement pays most when
+// proposals run ahead of results (replay, docs/search.md): the best so far is known while
+// children bred from it are still pending. A child that is not a valid config, or was
+// measured already, is repaired by reverting its genes to one parent's, one at a time in
+// random order, until it is a new valid config; when that fails a few times the child is
+// resampled at random.
 #include <string>
 
 #include "ktune/strategy.hpp"
@@ -21,6 +25,8 @@ constexpr std::size_t kGeneticMinPopulation = 8;
 constexpr std::size_t kGeneticMaxPopulation = 32;
 // Children bred (and repaired) per proposal before falling back to a random config.
 constexpr int kGeneticTries = 8;
+// Proposals that refine the best so far (an untried adjacent neighbour) instead of breeding.
+constexpr double kRefineShare = 1.0 / 3;
 
 class Genetic final : public Strategy {
  public:
@@ -44,6 +50,8 @@ class Genetic final : public Strategy {
       members.push_back(i);
     }
     const SearchSpace& space = state_.space();
+    if (state_.unit() < kRefineShare)
+      if (auto j = neighbour_of_best()) return j;
     for (int attempt = 0; attempt < kGeneticTries; ++attempt) {
       const std::size_t a = tournament(members), b = tournament(members);
       std::vector<uint32_t> child(space.width());
@@ -91,8 +99,29 @@ class Genetic final : public Strategy {
     return std::nullopt;
   }
 
+  // An untried neighbour of the best config so far, adjacent values first.
+  std::optional<std::size_t> neighbour_of_best() {
+    const std::size_t best = state_.ranking().begin()->second;
+    if (best != queue_of_) {
+      queue_of_ = best;
+      const SearchSpace& space = state_.space();
+      std::vector<std::size_t> near = space.adjacent(best);
+      std::erase_if(near, [&](std::size_t j) { return state_.was_proposed(j); });
+      state_.shuffle(near);
+      queue_ = std::move(near);
+    }
+    while (!queue_.empty()) {
+      const std::size_t j = queue_.back();
+      queue_.pop_back();
+      if (!state_.was_proposed(j)) return j;
+    }
+    return std::nullopt;
+  }
+
   SearchState state_;
   std::size_t population_;
+  std::size_t queue_of_ = SIZE_MAX;
+  std::vector<std::size_t> queue_;
 };
 
 }  // namespace
