@@ -9,6 +9,8 @@
 // negative = worse. A failed config counts as the slowest timed one (so a run that found
 // nothing timed scores as the worst config). Each budget is its own run, so strategies that
 // plan by their budget (random-refine, annealing, genetic, bayes) are judged as used.
+// Last, leave one space out: for each space, the strategy with the best mean score on the
+// others (what a default chosen without it would be), and its score on the space left out.
 // --in-flight N scores them as the tuner runs them with N slots (16 compile jobs + 2 per
 // GPU: 18): proposals run ahead of the results as far as proposals_ahead(N, budget) lets
 // them, as the tuner's compile pool does; the default, 1, is one proposal at a time.
@@ -88,6 +90,7 @@ int main(int argc, char** argv) {
   for (double b : kBudgetsPct) std::printf(" %7.1f%%", b);
   std::printf("   mean  s/seed\n");
   std::map<std::string, std::vector<double>> all_scores;
+  std::map<std::string, std::map<std::string, double>> space_mean;  // space -> strategy -> mean score
   for (const fs::path& file : files) {
     const ktune::ReplaySpace space = ktune::ReplaySpace::from_cache_file(file);
     const auto [best_index, optimum] = space.best();
@@ -124,6 +127,7 @@ int main(int argc, char** argv) {
         std::printf(" %8.3f", score);
       }
       std::printf(" %6.3f %7.3f\n", sum / budgets.size(), seconds / seeds);
+      space_mean[label][strategy] = sum / budgets.size();
     }
     std::printf("%-34s %-14s", "  (n = evaluations)", "");
     for (std::size_t n : budgets) std::printf(" %8zu", n);
@@ -134,6 +138,31 @@ int main(int argc, char** argv) {
     double sum = 0;
     for (double x : s) sum += x;
     std::printf("  %-14s %.3f\n", strategy.c_str(), sum / s.size());
+  }
+  // Leave one space out: the strategy a default would be chosen as by every other space,
+  // scored on the one left out, against the best choice had that space been seen (fitted).
+  if (space_mean.size() > 1) {
+    std::printf("\nleave one space out (the strategy with the best mean on the other spaces, scored on this one):\n");
+    double held_sum = 0, fitted_sum = 0;
+    for (const auto& [held, scores] : space_mean) {
+      std::string chosen;
+      double chosen_mean = -1e300;
+      for (const std::string& strategy : strategies) {
+        double sum = 0;
+        for (const auto& [other, other_scores] : space_mean)
+          if (other != held) sum += other_scores.at(strategy);
+        if (sum > chosen_mean) chosen_mean = sum, chosen = strategy;
+      }
+      std::string best;
+      for (const auto& [strategy, score] : scores)
+        if (best.empty() || score > scores.at(best)) best = strategy;
+      held_sum += scores.at(chosen);
+      fitted_sum += scores.at(best);
+      std::printf("  %-34s chosen %-14s held-out %6.3f   best had it been seen: %-14s %6.3f\n", held.c_str(),
+                  chosen.c_str(), scores.at(chosen), best.c_str(), scores.at(best));
+    }
+    std::printf("  mean                               held-out %6.3f   fitted %6.3f\n", held_sum / space_mean.size(),
+                fitted_sum / space_mean.size());
   }
   return 0;
 }
