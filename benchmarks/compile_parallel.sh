@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Parallel efficiency of the cubin builds: for each job count N, rebuild every cubin of
-# the sgemm example under Ninja with the ktune_nvcc pool at N and compare the wall time
+# the sgemm example under Ninja (its space compiled whole by the build: KTUNE_EAGER_LIMIT
+# raised for the run) with the ktune_nvcc pool at N and compare the wall time
 # with the summed nvcc CPU time (from the compile records) divided by N.
 #   efficiency = (sum of nvcc CPU seconds / N) / wall seconds
 # usage: compile_parallel.sh <build dir configured with examples> N [N ...]
@@ -12,10 +13,12 @@ tool=$build/bin/ktune
 [[ -f $kdir/manifest.json && -x $tool ]] || { echo "configure and build $build first"; exit 1; }
 
 jobs_before=$(sed -n 's/^KTUNE_COMPILE_JOBS:STRING=//p' "$build/CMakeCache.txt")
-trap 'cmake "$build" -DKTUNE_COMPILE_JOBS="$jobs_before" >/dev/null' EXIT  # leave the pool as found
+eager_before=$(sed -n 's/^KTUNE_EAGER_LIMIT:STRING=//p' "$build/CMakeCache.txt")
+# Leave the pool and the eager-build limit as found.
+trap 'cmake "$build" -DKTUNE_COMPILE_JOBS="$jobs_before" -DKTUNE_EAGER_LIMIT="${eager_before:-0}" >/dev/null' EXIT
 rows=()
 for n in "$@"; do
-  cmake "$build" -DKTUNE_COMPILE_JOBS="$n" >/dev/null
+  cmake "$build" -DKTUNE_COMPILE_JOBS="$n" -DKTUNE_EAGER_LIMIT=10000 >/dev/null
   rm -rf "$kdir/records" "$kdir/cubins" "$kdir/cubins.json"
   start=$EPOCHREALTIME
   cmake --build "$build" --target ktune_sgemm_cubins -- -j "$n" >"$build/compile_parallel_$n.log" 2>&1
