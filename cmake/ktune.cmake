@@ -147,6 +147,25 @@ function(_ktune_resolve_arch)
   set(KTUNE_RESOLVED_ARCH "${arch}" CACHE INTERNAL "")
   set_property(GLOBAL PROPERTY KTUNE_ARCH_RESOLVED TRUE)
   message(STATUS "ktune: cubins for sm_${arch} (${why}), ${KTUNE_COMPILE_JOBS} parallel nvcc jobs")
+  # What the build will compile on this machine: tuning compiles the spaces, a build that
+  # does not tune only what it bakes.
+  if(why STREQUAL "the visible GPU")
+    set(visible "${arch}")
+  else()
+    _ktune_visible_arch(visible)
+  endif()
+  if(KTUNE_TUNE STREQUAL "OFF")
+    set(plan "KTUNE_TUNE=OFF: nothing is tuned; each kernel compiles its DEFAULT and the winners its DBs name")
+  elseif(visible STREQUAL "" AND KTUNE_TUNE STREQUAL "AUTO")
+    set(plan "no GPU visible: nothing is tuned; each kernel compiles its DEFAULT and the winners its DBs name")
+    string(APPEND plan " (a GPU visible when the build runs is tuned on)")
+  else()
+    set(plan "tuning on the visible GPU: each tuned kernel's tune step compiles the configs it measures")
+  endif()
+  if(NOT KTUNE_EAGER_LIMIT STREQUAL "0")
+    string(APPEND plan "; spaces of at most ${KTUNE_EAGER_LIMIT} configs are compiled whole by the build")
+  endif()
+  message(STATUS "ktune: ${plan}")
 endfunction()
 
 # The `ktune` host tool, built from tuner/ at configure time (once; later configures only
@@ -248,11 +267,11 @@ function(ktune_add_kernel name)
   set(keywords SOURCE DEFAULT MAX_CONFIGS HARNESS ENTRY STRATEGY SEED ARCH)
   set(list_keywords PARAMS WHERE FLAGS INCLUDE_DIRS KEYS DB_DIRS BUDGET)
   cmake_parse_arguments(PARSE_ARGV 1 arg "" "${keywords}" "${list_keywords}")
+  string(CONCAT all_keywords "SOURCE, PARAMS, WHERE, DEFAULT, FLAGS, ARCH, INCLUDE_DIRS, MAX_CONFIGS, ENTRY, KEYS, "
+                              "HARNESS, DB_DIRS, STRATEGY, BUDGET and SEED")
   if(arg_UNPARSED_ARGUMENTS)
     list(GET arg_UNPARSED_ARGUMENTS 0 bad)
-    message(FATAL_ERROR "${where}: unknown argument '${bad}'; ktune_add_kernel takes "
-                        "SOURCE, PARAMS, WHERE, DEFAULT, FLAGS, ARCH, INCLUDE_DIRS, MAX_CONFIGS, ENTRY, KEYS, HARNESS, "
-                        "DB_DIRS, STRATEGY, BUDGET and SEED")
+    message(FATAL_ERROR "${where}: unknown argument '${bad}'; ktune_add_kernel takes ${all_keywords}")
   endif()
   foreach(kw IN LISTS arg_KEYWORDS_MISSING_VALUES)
     message(FATAL_ERROR "${where}: ${kw} is given without a value; give one or drop ${kw}")
@@ -274,6 +293,28 @@ function(ktune_add_kernel name)
       elseif(arg STREQUAL "" AND NOT current STREQUAL "")
         message(FATAL_ERROR "${where}: ${current} has an empty value (a variable that is not set?); "
                             "give a value or drop it")
+      elseif(current IN_LIST list_keywords AND arg MATCHES "^[A-Z][A-Z_]+$")
+        # A misspelt keyword after a list keyword is taken as one of its values: name it as
+        # what it is. PARAMS, KEYS, FLAGS and BUDGET values are never a bare upper-case word;
+        # WHERE and the directories' may be, so there only a keyword cut short or lengthened
+        # (WHER, PARAM, INCLUDE_DIR) counts.
+        set(misspelt FALSE)
+        if(current MATCHES "^(PARAMS|KEYS|FLAGS|BUDGET)$")
+          set(misspelt TRUE)
+        else()
+          foreach(kw IN LISTS keywords list_keywords)
+            string(FIND "${kw}" "${arg}" at_kw)
+            string(FIND "${arg}" "${kw}" at_arg)
+            string(LENGTH "${arg}" arg_length)
+            if(arg_length GREATER 2 AND (at_kw EQUAL 0 OR at_arg EQUAL 0))
+              set(misspelt TRUE)
+            endif()
+          endforeach()
+        endif()
+        if(misspelt)
+          message(FATAL_ERROR "${where}: unknown keyword '${arg}' (read as a value of ${current}); "
+                              "ktune_add_kernel takes ${all_keywords}")
+        endif()
       endif()
     endforeach()
   endif()
@@ -288,6 +329,12 @@ function(ktune_add_kernel name)
   # make one that ktune itself or another kernel already has.
   if(name MATCHES "^(runtime|space|tuner|tuner_main|replay|gpu_identity)$")
     message(FATAL_ERROR "${where}: the kernel name would make target ktune_${name}, which is ktune's own; "
+                        "rename the kernel")
+  endif()
+  # ...and target ktune::<name>: ktune::ktune is the installed ktune tool, ktune::host_* the
+  # libraries of the tool built at configure time.
+  if(name MATCHES "^(ktune|host_runtime|host_space|host_tuner|host_tuner_main)$")
+    message(FATAL_ERROR "${where}: the kernel name would make target ktune::${name}, which is ktune's own; "
                         "rename the kernel")
   endif()
   foreach(other IN LISTS kernels)
@@ -411,30 +458,8 @@ function(ktune_add_kernel name)
   if(digits GREATER 18)
     message(FATAL_ERROR "${where}: MAX_CONFIGS '${max_configs}' is too large; give at most 18 digits")
   endif()
-  # ktune sets the architecture, the output, the dependency file and each parameter's macro
-  # of every nvcc command: a flag that sets them too would make cubins the manifest misdescribes.
-  set(param_names "")
-  foreach(p IN LISTS arg_PARAMS)
-    if(p MATCHES "^[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*=")
-      list(APPEND param_names "${CMAKE_MATCH_1}")
-    endif()
-  endforeach()
-  foreach(f IN LISTS arg_FLAGS)
-    if(f MATCHES "^(-arch|--gpu-architecture|-gencode|--generate-code|-code|--gpu-code)([= ]|$)")
-      message(FATAL_ERROR "${where}: FLAGS '${f}' sets the architecture, which ktune sets for every "
-                          "cubin; use ARCH (this kernel) or -DKTUNE_CUDA_ARCH (the project) instead")
-    endif()
-    if(f MATCHES "^(-o|--output-file|-odir|--output-directory|-cubin|--cubin|-ptx|--ptx|-fatbin|--fatbin|-c|--compile|-E|--preprocess|-M|-MD|-MF|-MT|-MM|-MMD|--dependency-output|--generate-dependencies|--generate-nonsystem-dependencies)([= ]|$)")
-      message(FATAL_ERROR "${where}: FLAGS '${f}' sets what nvcc writes or where, which ktune sets for "
-                          "every config (a cubin and its dependency file); drop it")
-    endif()
-    foreach(n IN LISTS param_names)
-      if(f MATCHES "^(-[DU]|--define-macro=|--undefine-macro=)${n}(=|$)")
-        message(FATAL_ERROR "${where}: FLAGS '${f}' sets the macro of parameter ${n}, which ktune sets "
-                            "to each config's value; drop it or rename the parameter")
-      endif()
-    endforeach()
-  endforeach()
+  # FLAGS are checked by `ktune plan` (tuner/src/build/nvcc_flags.cpp): one rule with a T1
+  # spec's CompilerOptions.
   string(LENGTH "${KTUNE_MAX_POINTS}" digits)
   if(NOT KTUNE_MAX_POINTS MATCHES "^[1-9][0-9]*$" OR digits GREATER 18)
     message(FATAL_ERROR "ktune: KTUNE_MAX_POINTS='${KTUNE_MAX_POINTS}' is not a positive integer of at most 18 digits; "

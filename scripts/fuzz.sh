@@ -1,18 +1,18 @@
 #!/usr/bin/env bash
 # Fuzzing: builds the libFuzzer programs (preset fuzz: clang-14, ASan, UBSan) and runs each
-# for FUZZ_SECONDS (default 60) from the corpus in tests/reliability/fuzz/corpus/. What the
-# fuzzer adds goes to build/fuzz/run/<target>/corpus, never into the tree. A crash fails the
-# run and leaves its input in build/fuzz/run/<target>/artifacts/; tests/README.md says how
-# to keep it as a regression test.
-# usage: scripts/fuzz.sh [TARGET...]   (targets: expression t1 db; default all)
+# for FUZZ_SECONDS (default 45: four targets in three minutes) from the corpus in
+# tests/reliability/fuzz/corpus/. What the fuzzer adds goes to build/fuzz/run/<target>/corpus,
+# never into the tree. A crash fails the run and leaves its input in
+# build/fuzz/run/<target>/artifacts/; tests/README.md says how to keep it as a regression test.
+# usage: scripts/fuzz.sh [TARGET...]   (targets: expression t1 t1_nvcc db; default all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh --fuzz
 source scripts/env.sh
 
-seconds=${FUZZ_SECONDS:-60}
+seconds=${FUZZ_SECONDS:-45}
 targets=("$@")
-((${#targets[@]})) || targets=(expression t1 db)
+((${#targets[@]})) || targets=(expression t1 t1_nvcc db)
 src=tests/reliability/fuzz
 
 cmake --preset fuzz

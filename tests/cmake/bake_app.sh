@@ -38,7 +38,7 @@ best=$("$tool" space --configs --json "$kdir/manifest.json" | python3 -c "
 import json, sys; m = json.load(open('$kdir/manifest.json'))
 print([c['id'] for c in json.load(sys.stdin)['configs'] if c['id'] != m['default_id']][0])")
 mkdir -p "$work/src/shipped"
-"$make_db" "$work/src/shipped/NVIDIA_H200.json" tiny "$hash" "NVIDIA H200" 132 "$best" 0.0123
+"$make_db" "$work/src/shipped/NVIDIA_H200.json" "$kdir/manifest.json" "$hash" "NVIDIA H200" 132 "$best" 0.0123
 configure -DTINY_DB_DIRS="$work/src/shipped"
 build
 grep -q "ktune: tiny: baked NVIDIA H200 (1 keys, from .*shipped/NVIDIA_H200.json)" "$work/build.log" ||
@@ -54,7 +54,7 @@ echo "ok: nothing changed, nothing baked"
 
 # A hostile DB: a GPU name that would end a string literal and call system().
 payload='"); int x = system("touch /tmp/ktune-pwned"); //'
-"$make_db" "$work/src/shipped/evil.json" tiny "$hash" "$payload" 100 "$best" 0.5
+"$make_db" "$work/src/shipped/evil.json" "$kdir/manifest.json" "$hash" "$payload" 100 "$best" 0.5
 configure -DTINY_DB_DIRS="$work/src/shipped"
 build
 src=$kdir/baked/ktune_tiny_baked.cpp

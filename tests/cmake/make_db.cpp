@@ -1,6 +1,7 @@
 // Writes one measurement into a tuning DB, as a tuner on some GPU would have: for tests
 // of the bake step without a GPU.
-// usage: make_db <db file> <kernel> <kernel hash> <GPU name> <sm count> <config id> <ms> [<key>]
+// usage: make_db <db file> <manifest> <kernel hash> <GPU name> <sm count> <config id> <ms> [<key>]
+//   <manifest>: the kernel's manifest.json, which names the kernel and the config's values
 //   <key>: "M=1024 N=512" (default: no key dimensions)
 #include <cstdio>
 #include <cstdlib>
@@ -10,11 +11,13 @@
 #include <nlohmann/json.hpp>
 
 #include "ktune/db.hpp"
+#include "ktune/error.hpp"
+#include "ktune/manifest.hpp"
 #include "ktune/parameter.hpp"
 
 int main(int argc, char** argv) {
   if (argc < 8) {
-    std::fprintf(stderr, "usage: %s <db> <kernel> <kernel hash> <GPU> <SMs> <config id> <ms> [<key>]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s <db> <manifest> <kernel hash> <GPU> <SMs> <config id> <ms> [<key>]\n", argv[0]);
     return 2;
   }
   try {
@@ -31,7 +34,14 @@ int main(int argc, char** argv) {
     ktune::Measurement m;
     m.median_ms = std::atof(argv[7]);
     m.samples_ms = {m.median_ms, m.median_ms, m.median_ms};
-    ktune::Db(argv[1], argv[2]).record(fp, ktune::key_id(key), argv[6], nlohmann::json::object(), m);
+    // A DB entry carries its config's values; readers drop one whose id is not theirs.
+    const ktune::Manifest manifest = ktune::Manifest::from_json(ktune::read_json_file(argv[2]), argv[2]);
+    const auto index = manifest.configs.find_id(argv[6]);
+    if (!index) throw ktune::Error(std::string(argv[6]) + " is not a config of " + argv[2]);
+    const ktune::ManifestConfig c = manifest.configs[*index];
+    nlohmann::json values = nlohmann::json::object();
+    for (std::size_t k = 0; k < c.values.size(); ++k) values[manifest.spec.parameters[k].name] = c.values[k];
+    ktune::Db(argv[1], manifest.kernel).record(fp, ktune::key_id(key), argv[6], values, m);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "make_db: %s\n", e.what());
     return 1;

@@ -48,8 +48,8 @@ assert len(configs) == 7, configs
 print(others[-1], others[0])")
 grep -q "broken on purpose" "$work/src/tiny.cu" || fail "tiny.cu no longer has a broken config"
 mkdir -p "$work/src/shipped"
-"$make_db" "$work/src/shipped/NVIDIA_H200.json" tiny "$hash" "NVIDIA H200" 132 "$best" 0.0123
-"$make_db" "$work/src/shipped/NVIDIA_H200.json" tiny "$hash" "NVIDIA H200" 132 "$broken" 0.0100
+"$make_db" "$work/src/shipped/NVIDIA_H200.json" "$kdir/manifest.json" "$hash" "NVIDIA H200" 132 "$best" 0.0123
+"$make_db" "$work/src/shipped/NVIDIA_H200.json" "$kdir/manifest.json" "$hash" "NVIDIA H200" 132 "$broken" 0.0100
 configure -DTINY_DB_DIRS="$work/src/shipped"
 build
 grep -q "ktune: tiny: baked NVIDIA H200 (1 keys" "$work/build.log" || { cat "$work/build.log"; fail "bake did not use the shipped DB"; }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `ktune show` on the DBs shipped in generated/: its JSON agrees with the files read
 # independently here (per GPU and key: configs measured, statuses, the fastest ok one), the
-# text names each GPU and key, and bad input is a clear error with exit code 1.
+# text names each GPU and key, and bad input is a clear error with exit code 1 (a bad
+# command-line value: 2).
 # usage: show.sh <ktune source> <ktune tool> <work dir>
 set -euo pipefail
 root=$1 tool=$2 work=$3
@@ -36,14 +37,17 @@ PY
 grep -q "NVIDIA H200 (sm_90, 132 SMs" "$work/show.txt" || fail "text: no GPU line"
 grep -q "K=1024,M=1024,N=1024 .* measured (ok " "$work/show.txt" || fail "text: no key line"
 [[ $(grep -c " measured (" "$work/show.txt") == 1 ]] || fail "--key did not keep one key"
-expect_error() {  # <what the message must say> <ktune show arguments...>
-  local want=$1; shift
-  if "$tool" show "$@" >"$work/out.txt" 2>&1; then fail "show $* succeeded"; fi
+expect_error() {  # <exit code> <what the message must say> <ktune show arguments...>
+  local code=$1 want=$2; shift 2
+  local rc=0
+  "$tool" show "$@" >"$work/out.txt" 2>&1 || rc=$?
+  [[ $rc == "$code" ]] || { cat "$work/out.txt"; fail "show $*: exit code $rc, not $code"; }
   grep -q -- "$want" "$work/out.txt" || { cat "$work/out.txt"; fail "show $*: no '$want'"; }
 }
-expect_error "no such file or directory" "$work/nope.json"
-expect_error "is not NAME=VALUE" --key "M4096" "$root/generated/sgemm"
-expect_error "show at least 1 config" --top 0 "$root/generated/sgemm"
+expect_error 1 "no such file or directory" "$work/nope.json"
+# Bad values are a bad command line (exit 2), found when it is parsed.
+expect_error 2 "is not NAME=VALUE" --key "M4096" "$root/generated/sgemm"
+expect_error 2 "not in range 1 to" --top 0 "$root/generated/sgemm"
 printf '{"schema": "ktune.db", "schema_version": 99}' >"$work/future.json"
-expect_error "future.json" "$work/future.json"
+expect_error 1 "future.json" "$work/future.json"
 echo PASS

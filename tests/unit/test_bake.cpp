@@ -483,6 +483,59 @@ TEST(BakePlan, OtherKernelsAndCorruptFilesAreSkippedUntouched) {
   EXPECT_EQ(read(other), other_bytes);
 }
 
+// An entry whose id is not the id of its values would be baked as the id's config while every
+// report showed the values: it is dropped, with a warning naming the file, the key and the id,
+// however fast it claims to be. Many such entries make one line with their count.
+TEST(BakePlan, EntriesWhoseIdIsNotTheirValuesAreNeverChosen) {
+  TempDir tmp;
+  const ktune::Manifest m = manifest();
+  const Ids id = ids(m);
+  const std::string key = key_text(1024, 1024, 1024);
+  const fs::path db = tmp.path() / "sgemm.NVIDIA_H200.json";
+  const auto fp = fingerprint("NVIDIA H200");
+  record(db, fp, key, id.b, ok(0.5));
+  json doc = json::parse(read(db));
+  json& configs = doc["fingerprints"][fp.digest()]["keys"][key];
+  configs[id.c] = {{"values", values_of(m, id.d)}, {"measurement", ok(0.01).to_json()}};  // swapped
+  configs[id.d] = {{"values", {{"TM", 128}, {"TN", "128"}}}, {"measurement", ok(0.02).to_json()}};  // text
+  configs[id.a] = {{"values", json::object()}, {"measurement", ok(0.03).to_json()}};  // no values
+  write(db, doc.dump());
+
+  const ktune::BakePlan plan = ktune::plan_bake(m, kHash, {tmp.path()}, {id.a, id.b, id.c, id.d});
+  ASSERT_EQ(plan.tables.size(), 1u);
+  ASSERT_EQ(plan.tables[0].entries.size(), 1u);
+  EXPECT_EQ(plan.tables[0].entries[0].config_id, id.b);
+  EXPECT_EQ(plan.tables[0].common_best, id.b);
+  ASSERT_EQ(plan.warnings.size(), 1u) << joined(plan.warnings);
+  const std::string& w = plan.warnings[0];
+  EXPECT_TRUE(contains(w, db.string() + ": skipped 3 malformed entries")) << w;
+  EXPECT_TRUE(contains(w, key)) << w;
+  EXPECT_TRUE(contains(w, "is not the id of its values") || contains(w, "is not a 64-bit integer")) << w;
+  EXPECT_FALSE(contains(w, "\n")) << w;
+}
+
+// Values outside the kernel's space (a DB of an older space, or edited with a matching id):
+// left out with one warning, never baked.
+TEST(BakePlan, EntriesOutsideTheSpaceAreLeftOutWithAWarning) {
+  TempDir tmp;
+  const ktune::Manifest m = manifest();
+  const Ids id = ids(m);
+  const std::string key = key_text(1024, 1024, 1024);
+  const fs::path db = tmp.path() / "sgemm.NVIDIA_H200.json";
+  const auto fp = fingerprint("NVIDIA H200");
+  record(db, fp, key, id.b, ok(0.5));
+  for (const json& outside : {json{{"TM", 256}, {"TN", 64}}, json{{"TM", 64}}, json{{"TM", 64}, {"TN", 64}, {"TK", 8}}})
+    ktune::Db(db, "sgemm").record(fp, key, ktune::config_id_of(outside), outside, ok(0.01));
+
+  const ktune::BakePlan plan = ktune::plan_bake(m, kHash, {tmp.path()}, {id.a, id.b, id.c, id.d});
+  ASSERT_EQ(plan.tables.size(), 1u);
+  ASSERT_EQ(plan.tables[0].entries.size(), 1u);
+  EXPECT_EQ(plan.tables[0].entries[0].config_id, id.b);
+  const std::string warnings = joined(plan.warnings);
+  EXPECT_TRUE(contains(warnings, db.string() + ": left out 3 entries whose values are not a config of the kernel's space"))
+      << warnings;
+}
+
 TEST(BakePlan, NoDataBakesTheDefaultOnly) {
   TempDir tmp;
   const ktune::Manifest m = manifest();
@@ -737,8 +790,13 @@ TEST(BakeEmit, HostileDbCannotInjectCode) {
   // Hostile keys and config ids: never parsed as keys, never compiled.
   record(db, fp, "K=1\"); system(\"x\"); //,M=1,N=1", id.a, ok(0.01));
   record(db, fp, "K=1024,M=1024,N=1024\n*/?\?/", id.a, ok(0.01));
-  record(db, fp, key_text(1024, 1024, 1024), payload, ok(0.01));
-  record(db, fp, key_text(1024, 1024, 1024), "\\\n*/?\?/\"", ok(0.01));
+  // Config ids no writer records (not the id of their values): written into the file, then
+  // dropped by the reader.
+  json doc = json::parse(read(db));
+  json& configs = doc["fingerprints"][fp.digest()]["keys"][key_text(1024, 1024, 1024)];
+  for (const std::string& hostile : {payload, std::string("\\\n*/?\?/\"")})
+    configs[hostile] = {{"values", values_of(m, id.a)}, {"measurement", ok(0.01).to_json()}};
+  write(db, doc.dump());
 
   const ktune::BakePlan plan = ktune::plan_bake(m, kHash, {dbs}, {id.a, id.b, id.c, id.d});
   ASSERT_EQ(plan.tables.size(), 1u) << plan.to_json().dump(1);

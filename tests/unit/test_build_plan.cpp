@@ -9,6 +9,7 @@
 #include <map>
 #include <sstream>
 
+#include "error_of.hpp"
 #include "ktune/build_plan.hpp"
 #include "ktune/config_id.hpp"
 
@@ -200,4 +201,41 @@ TEST(BuildPlan, ErrorsNameTheArgument) {
   EXPECT_NE(plan.search.why.find("more than the 100 measured whole"), std::string::npos) << plan.search.why;
   EXPECT_TRUE(plan.manifest.on_demand) << "a space larger than MAX_CONFIGS is never compiled whole";
   EXPECT_EQ(plan.manifest.configs.size(), 117u);
+}
+
+// FLAGS (`ktune plan --flag`) follow the one rule of nvcc_flags.hpp, named as CMake users
+// wrote them; the manifest's flags are checked again where the tuner and the bake read them.
+TEST(BuildPlan, FlagsFollowTheNvccFlagRule) {
+  using ktune::test_support::error_of;
+  auto refused = [](std::vector<std::string> flags) {
+    auto r = sgemm_request();
+    r.compile.flags = std::move(flags);
+    return plan_error(r);
+  };
+  EXPECT_EQ(refused({"-O3", "-lineinfo", "-DTMX=1"}), "no error");
+  EXPECT_EQ(refused({"-O2", "-arch=sm_80"}),
+            "FLAGS '-arch=sm_80' sets the architecture, which ktune sets for every cubin; use ARCH (this kernel) "
+            "or -DKTUNE_CUDA_ARCH (the project) instead");
+  EXPECT_EQ(refused({"-ccbin", "/tmp/evil.sh"}),
+            "FLAGS '-ccbin' selects the host compiler, and no flag may choose which program a compile runs; drop it "
+            "(nvcc's host compiler is chosen by the environment variable NVCC_CCBIN)");
+  EXPECT_EQ(refused({"-o", "other.cubin"}),
+            "FLAGS '-o' sets what nvcc writes or where, which ktune sets for every config (a cubin and its "
+            "dependency file); drop it");
+  EXPECT_EQ(refused({"-D", "TK=4"}),
+            "FLAGS '-D' sets the macro of parameter TK, which ktune sets to each config's value; drop it or rename "
+            "the parameter");
+  EXPECT_NE(refused({"-O2", ""}).find("FLAGS '' is empty"), std::string::npos);
+  EXPECT_NE(refused({"$<$<CONFIG:Debug>:-G>"}).find("FLAGS '$<$<CONFIG:Debug>:-G>' is a generator expression"),
+            std::string::npos);
+
+  auto doc = ktune::make_plan(sgemm_request()).manifest.to_json();
+  doc["compile"]["flags"] = {"-O3", "-DOCC=2"};
+  EXPECT_EQ(error_of([&] { ktune::Manifest::from_json(doc, "m.json"); }),
+            "m.json: compile.flags[1] \"-DOCC=2\" sets the macro of parameter OCC, which ktune sets to each config's "
+            "value; drop it or rename the parameter");
+  doc["compile"]["flags"] = {"--gpu-architecture", "sm_80"};
+  EXPECT_EQ(error_of([&] { ktune::Manifest::from_json(doc, "m.json"); }),
+            "m.json: compile.flags[0] \"--gpu-architecture\" sets the architecture, which ktune sets for every "
+            "cubin; reconfigure the build to regenerate the manifest");
 }

@@ -66,17 +66,26 @@ ktune::Measurement failed(ktune::Status status, int samples = 0) {
 const std::string kKey = "K=4096,M=4096,N=4096";
 const std::string kKey2 = "K=1024,M=1024,N=1024";
 
+// The tests name configs ("aaaa"); a DB entry's id is the id of its values, so each name
+// stands for the config {"TM": <a number made from the name>} and its real id.
+json values_named(const std::string& name) {
+  int64_t tm = 0;
+  for (unsigned char c : name) tm = tm * 131 + c;
+  return {{"TM", tm}};
+}
+std::string cid(const std::string& name) { return ktune::config_id_of(values_named(name)); }
+
 // Writes one measurement into the DB file at `path` (as a tuner on another machine would).
 void put(const fs::path& path, const ktune::Fingerprint& fp, const std::string& key,
-         const std::string& id, const ktune::Measurement& m, const std::string& kernel = "sgemm") {
-  ktune::Db(path, kernel).record(fp, key, id, {{"TM", 64}}, m);
+         const std::string& name, const ktune::Measurement& m, const std::string& kernel = "sgemm") {
+  ktune::Db(path, kernel).record(fp, key, cid(name), values_named(name), m);
 }
 
 std::optional<ktune::Measurement> find(const fs::path& path, const ktune::Fingerprint& fp,
-                                       const std::string& key, const std::string& id) {
+                                       const std::string& key, const std::string& name) {
   ktune::Db db(path, "sgemm");
   EXPECT_TRUE(db.warning().empty()) << db.warning();
-  return db.find(fp, key, id);
+  return db.find(fp, key, cid(name));
 }
 
 std::size_t configs_in(const fs::path& path) {
@@ -257,6 +266,36 @@ TEST(Merge, MalformedEntriesInAnInputAreAnError) {
   EXPECT_NE(message.find("1 malformed entry"), std::string::npos) << message;
   EXPECT_NE(message.find("bbbb"), std::string::npos) << message;
   EXPECT_FALSE(fs::exists(into));
+}
+
+// An entry whose id is not the id of its values would be merged under the wrong values:
+// in an input or in the destination, it is an error, and nothing is written.
+TEST(Merge, EntriesWhoseIdIsNotTheirValuesAreAnErrorAndNeverWritten) {
+  TempDir tmp;
+  const fs::path in = tmp.path() / "in.json", into = tmp.path() / "into";
+  put(in, fingerprint(), kKey, "aaaa", timed(1));
+  json doc = json::parse(read(in));
+  json& configs = doc["fingerprints"][fingerprint().digest()]["keys"][kKey];
+  configs[cid("bbbb")] = {{"values", values_named("cccc")}, {"measurement", timed(0.5).to_json()}};
+  write(in, doc.dump());
+  const std::string message = error_of([&] { ktune::merge_dbs(into, {in}); });
+  EXPECT_NE(message.find(in.string()), std::string::npos) << message;
+  EXPECT_NE(message.find("1 malformed entry"), std::string::npos) << message;
+  EXPECT_NE(message.find(kKey), std::string::npos) << message;
+  EXPECT_NE(message.find(cid("bbbb")), std::string::npos) << message;
+  EXPECT_NE(message.find("is not the id of its values"), std::string::npos) << message;
+  EXPECT_FALSE(fs::exists(into));
+
+  // The same entry in the destination's file: refused, the file kept as it is.
+  const fs::path good = tmp.path() / "good.json", dest = into / "NVIDIA_H200.json";
+  put(good, fingerprint(), kKey, "dddd", timed(2));
+  fs::create_directories(into);
+  write(dest, doc.dump());
+  const std::string text = read(dest);
+  const std::string second = error_of([&] { ktune::merge_dbs(into, {good}); });
+  EXPECT_NE(second.find(dest.string()), std::string::npos) << second;
+  EXPECT_NE(second.find("is not the id of its values"), std::string::npos) << second;
+  EXPECT_EQ(read(dest), text);
 }
 
 TEST(Merge, InputOfAnotherKernelIsAnError) {

@@ -41,7 +41,7 @@ TEST(Parameter, ErrorsNameTheProblem) {
   EXPECT_NE(message("TM=4..8:0").find("step must be positive"), std::string::npos);
   EXPECT_NE(message("TM=pow2(0..8)").find("start at 1"), std::string::npos);
   EXPECT_NE(message("TM=32,64,32").find("lists the value 32 twice"), std::string::npos);
-  EXPECT_NE(message("9TM=1").find("not a valid parameter name"), std::string::npos);
+  EXPECT_NE(message("9TM=1").find("parameter '9TM=1': '9TM' is not a valid name"), std::string::npos);
   EXPECT_NE(message("and=1").find("word of the constraint language"), std::string::npos);
   EXPECT_NE(message("TM=99999999999999999999").find("not an integer"), std::string::npos);
   EXPECT_NE(message("TM=1..100000000").find("more than"), std::string::npos);

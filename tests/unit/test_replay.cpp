@@ -337,11 +337,11 @@ TEST(Replay, FromDbTakesTheLargestFingerprint) {
   {
     ktune::Db db(file, "sgemm");
     const std::string key = "M=64,N=64";
-    db.record(fp, key, "c1", {{"TM", 64}, {"TN", 32}}, timed(2.0));
-    db.record(fp, key, "c2", {{"TM", 32}, {"TN", 32}}, timed(1.5));
-    db.record(fp, key, "c3", {{"TM", 32}, {"TN", 64}}, failed);
-    db.record(old, key, "c1", {{"TM", 64}, {"TN", 32}}, timed(0.1));  // an older kernel
-    db.record(fp, "M=8,N=8", "c1", {{"TM", 64}, {"TN", 32}}, timed(9.0));
+    db.record(fp, key, ktune::config_id_of({{"TM", 64}, {"TN", 32}}), {{"TM", 64}, {"TN", 32}}, timed(2.0));
+    db.record(fp, key, ktune::config_id_of({{"TM", 32}, {"TN", 32}}), {{"TM", 32}, {"TN", 32}}, timed(1.5));
+    db.record(fp, key, ktune::config_id_of({{"TM", 32}, {"TN", 64}}), {{"TM", 32}, {"TN", 64}}, failed);
+    db.record(old, key, ktune::config_id_of({{"TM", 64}, {"TN", 32}}), {{"TM", 64}, {"TN", 32}}, timed(0.1));  // an older kernel
+    db.record(fp, "M=8,N=8", ktune::config_id_of({{"TM", 64}, {"TN", 32}}), {{"TM", 64}, {"TN", 32}}, timed(9.0));
   }
   const ReplaySpace r = ReplaySpace::from_db(file, "M=64,N=64");
   EXPECT_EQ(r.kernel(), "sgemm");

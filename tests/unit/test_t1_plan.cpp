@@ -240,6 +240,20 @@ TEST(T1Plan, ErrorsNameTheFileTheFieldAndTheFix) {
   EXPECT_EQ(ktune::plan_t1(r).source, (dir.path() / "specs" / "kernel.cu").string());
 }
 
+// A condition that fails to evaluate: the hint to guard a division only when it divided.
+TEST(T1Plan, DivisionHintOnlyForADivision) {
+  TempDir dir("ktune_t1_plan");
+  json doc = spec();
+  doc["ConfigurationSpace"]["Conditions"][0]["Expression"] = "block_size_x % (block_size_x - block_size_x) == 0";
+  std::string m = error_of([&] { ktune::plan_t1(request(dir, write_spec(dir, doc))); });
+  EXPECT_NE(m.find("division by zero"), std::string::npos) << m;
+  EXPECT_NE(m.find("guard the division"), std::string::npos) << m;
+  doc["ConfigurationSpace"]["Conditions"][0]["Expression"] = "(1 << (block_size_x - 1000)) > 0";
+  m = error_of([&] { ktune::plan_t1(request(dir, write_spec(dir, doc))); });
+  EXPECT_NE(m.find("negative shift count"), std::string::npos) << m;
+  EXPECT_EQ(m.find("guard the division"), std::string::npos) << m;
+}
+
 // Real specs' Defaults as Kernel Tuner runs them: outside the values, breaking a condition,
 // written as a one-element list, or not usable at all. The reference outputs come from the
 // Default's values when it has them; the space's DEFAULT (the baseline) is then the first
@@ -275,6 +289,65 @@ TEST(T1Plan, MessyDefaultsAreRunAsKernelTunerRunsThem) {
   EXPECT_NE(unusable.reference_why.find("TuningParameters[2] (loop_unroll_factor_0).Default \"zero\" is not an integer"),
             std::string::npos) << unusable.reference_why;
   EXPECT_FALSE(unusable.default_from_spec);
+}
+
+// CompilerOptions and --flag follow the one rule of nvcc_flags.hpp (FLAGS' rule), each
+// named by its field; Kernel Tuner's own macros count as ktune's.
+TEST(T1Plan, CompilerOptionsFollowTheNvccFlagRule) {
+  TempDir dir("ktune_t1_plan");
+  auto refusal = [&](std::vector<std::string> options, std::vector<std::string> flags = {}) {
+    json doc = spec();
+    doc["KernelSpecification"]["CompilerOptions"] = options;
+    auto r = request(dir, write_spec(dir, doc));
+    r.compile.flags = std::move(flags);
+    std::string m = error_of([&] { ktune::plan_t1(r); });
+    const std::string origin = r.spec.string() + ": ";
+    if (m.starts_with(origin)) m.replace(0, origin.size(), "s.T1.json: ");
+    return m;
+  };
+  EXPECT_EQ(refusal({"-std=c++17", "--use_fast_math", "-DEXTRA=1"}, {"-lineinfo"}), "no error");
+  EXPECT_EQ(refusal({"-std=c++17", "-O3", "-ccbin=/tmp/evil.sh"}),
+            "s.T1.json: KernelSpecification.CompilerOptions[2] '-ccbin=/tmp/evil.sh' selects the host compiler, and "
+            "no flag may choose which program a compile runs; drop it (nvcc's host compiler is chosen by the "
+            "environment variable NVCC_CCBIN)");
+  EXPECT_EQ(refusal({"--compiler-bindir", "/tmp"}).substr(0, 70),
+            "s.T1.json: KernelSpecification.CompilerOptions[0] '--compiler-bindir' ");
+  EXPECT_EQ(refusal({"-arch=sm_80"}),
+            "s.T1.json: KernelSpecification.CompilerOptions[0] '-arch=sm_80' sets the architecture, which ktune sets "
+            "for every cubin; drop it and pass --arch to `ktune tune --t1`");
+  EXPECT_NE(refusal({"-gencode", "arch=compute_80,code=sm_80"}).find("CompilerOptions[0] '-gencode' sets the architecture"),
+            std::string::npos);
+  EXPECT_NE(refusal({"-o", "x.cubin"}).find("CompilerOptions[0] '-o' sets what nvcc writes or where"), std::string::npos);
+  EXPECT_NE(refusal({"-MF", "x.d"}).find("CompilerOptions[0] '-MF' sets what nvcc writes"), std::string::npos);
+  EXPECT_EQ(refusal({"-Dtile_size_x=4"}),
+            "s.T1.json: KernelSpecification.CompilerOptions[0] '-Dtile_size_x=4' sets the macro of parameter "
+            "tile_size_x, which ktune sets to each config's value; drop it or rename the parameter");
+  EXPECT_NE(refusal({"-D", "block_size_x=1"}).find("CompilerOptions[0] '-D' sets the macro of parameter block_size_x"),
+            std::string::npos);
+  EXPECT_NE(refusal({"--define-macro=kernel_tuner=0"})
+                .find("CompilerOptions[0] '--define-macro=kernel_tuner=0' sets the macro kernel_tuner, which ktune "
+                      "defines for every config; drop it"),
+            std::string::npos);
+  EXPECT_NE(refusal({"-Ugrid_size_y"}).find("sets the macro grid_size_y"), std::string::npos);
+  EXPECT_NE(refusal({"-O3", ""}).find("CompilerOptions[1] '' is empty"), std::string::npos);
+  EXPECT_EQ(refusal({"-O3"}, {"-lineinfo", "-arch=sm_80"}),
+            "--flag '-arch=sm_80' sets the architecture, which ktune sets for every cubin; drop it and pass --arch "
+            "to `ktune tune --t1`");
+}
+
+// A value listed twice would count its configs twice: refused as PARAMS refuses it,
+// naming the parameter and the value, whichever form the list is written in.
+TEST(T1Plan, DuplicateValuesAreRefused) {
+  TempDir dir("ktune_t1_plan");
+  for (const json& values : {json("[128, 128]"), json("[1, 2] + [1, 2]"), json("[64, 2**7, 128]"),
+                             json("[i % 2 for i in range(3)]"), json::array({64, 64})}) {
+    json doc = spec();
+    doc["ConfigurationSpace"]["TuningParameters"][0]["Values"] = values;
+    const std::string m = error_of([&] { ktune::plan_t1(request(dir, write_spec(dir, doc))); });
+    EXPECT_NE(m.find("s.T1.json: TuningParameters[0] (block_size_x).Values lists the value "), std::string::npos)
+        << values << ": " << m;
+    EXPECT_NE(m.find(" twice; list each value once"), std::string::npos) << values << ": " << m;
+  }
 }
 
 TEST(T1Plan, RunFileErrors) {

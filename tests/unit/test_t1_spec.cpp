@@ -62,3 +62,26 @@ TEST(T1Spec, ValueFormsAndErrors) {
         << e.what();
   }
 }
+
+// One rule with PARAMS (check_distinct_values): a repeated value is refused, naming the
+// parameter's field and the value, in every form a T1 list can take.
+TEST(T1Spec, DuplicateValuesAreRefused) {
+  using nlohmann::json;
+  auto message = [](json values) {
+    json doc{{"ConfigurationSpace",
+              {{"TuningParameters", {{{"Name", "a"}, {"Values", "[1]"}}, {{"Name", "b"}, {"Values", values}}}}}}};
+    try {
+      ktune::read_t1_spec(doc, "t.json");
+    } catch (const ktune::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string field = "t.json: TuningParameters[1] (b).Values lists the value ";
+  EXPECT_EQ(message("[128, 128]"), field + "128 twice; list each value once");
+  EXPECT_EQ(message("[1, 2] + [1, 2]"), field + "1 twice; list each value once");
+  EXPECT_EQ(message("[2**i for i in range(3)] + [4]"), field + "4 twice; list each value once");
+  EXPECT_EQ(message("list(range(0, 4)) + list(range(3, 5))"), field + "3 twice; list each value once");
+  EXPECT_EQ(message(json::array({8, 16, 8})), field + "8 twice; list each value once");
+  EXPECT_EQ(message("[1, 2, 3]"), "no error");
+}

@@ -131,12 +131,12 @@ TEST_P(DbFaults, SetAsideOrSkippedNeverTrusted) {
         EXPECT_EQ(read(k.db_dir() / *aside), text) << "the file set aside is not the file as it was";
       }
     }
-    db.record(first.fp, first.key, "fresh_config", {{"TM", 1}}, measured(1.5));
+    db.record(first.fp, first.key, config_id_of({{"TM", 1}}), {{"TM", 1}}, measured(1.5));
   }
   Db again(k.db(), "k");
   EXPECT_EQ(again.warning(), "") << again.warning().substr(0, 500);
-  ASSERT_TRUE(again.find(first.fp, first.key, "fresh_config"));
-  EXPECT_EQ(again.find(first.fp, first.key, "fresh_config")->median_ms, 1.5);
+  ASSERT_TRUE(again.find(first.fp, first.key, config_id_of({{"TM", 1}})));
+  EXPECT_EQ(again.find(first.fp, first.key, config_id_of({{"TM", 1}}))->median_ms, 1.5);
 }
 
 INSTANTIATE_TEST_SUITE_P(Db, DbFaults, testing::ValuesIn(faults_of(db_shape())),
@@ -161,9 +161,9 @@ TEST(DbFaultsBaseline, GpuNamesLongerThanTheDriversAreSkipped) {
   KernelDir k;
   Fingerprint fp = first_entry(json::parse(read(k.db()))).fp;
   fp.gpu.name = std::string(256, 'G');
-  EXPECT_THROW(Db(k.db(), "k").record(fp, "M=1,N=2", "x", {{"TM", 1}}, measured(1)), Error);
+  EXPECT_THROW(Db(k.db(), "k").record(fp, "M=1,N=2", config_id_of({{"TM", 1}}), {{"TM", 1}}, measured(1)), Error);
   fp.gpu.name = std::string(255, 'G');
-  EXPECT_NO_THROW(Db(k.db(), "k").record(fp, "M=1,N=2", "x", {{"TM", 1}}, measured(1)));
+  EXPECT_NO_THROW(Db(k.db(), "k").record(fp, "M=1,N=2", config_id_of({{"TM", 1}}), {{"TM", 1}}, measured(1)));
 }
 
 // A DB its own readers would set aside as damaged is never written: an import under a
@@ -178,7 +178,7 @@ TEST(DbFaultsBaseline, KernelNamesThatNoReaderAcceptsAreNotRecorded) {
                                "--kernel", "my kernel", "--gpu", "NVIDIA H200"});
   expect_refusal(run, "a kernel's name is a C identifier");
   EXPECT_FALSE(fs::exists(into / "NVIDIA_H200.json"));
-  EXPECT_THROW(Db(k.db(), "k\n#define x").record(Fingerprint{}, "M=1", "x", {{"TM", 1}}, measured(1)), Error);
+  EXPECT_THROW(Db(k.db(), "k\n#define x").record(Fingerprint{}, "M=1", config_id_of({{"TM", 1}}), {{"TM", 1}}, measured(1)), Error);
 }
 
 }  // namespace

@@ -73,15 +73,27 @@ TEST(HostileBake, HostileDbAndManifestTextStaysInsideLiterals) {
     m.message = kHostile;
     return m;
   };
-  const json values = {{"TM", kHostile}};
-  Db(dbs / "NVIDIA_H200.json", "k").record_many({
-      {fp, "M=1,N=2", k.default_id(), values, ok(1e-300)},
-      {fp, "M=-9223372036854775808,N=9223372036854775807", k.other_id(), values, ok(1e300)},
-      {fp, "M=3\"); system(\"PWNED\"); //,N=4", k.default_id(), values, ok(0.001)},
-      {fp, "M=5,N=6\n#define PWNED", k.default_id(), values, ok(0.001)},
-      {fp, "M=5,N=6", kHostile, values, ok(0.001)},
-      {fp, "M=5,N=6", "../../../etc/passwd", values, ok(0.001)},
+  // Entries carry their config's values (a reader drops one whose id is not theirs); hostile
+  // text goes into value names (a config no space has), and into ids written by hand.
+  const Manifest m = Manifest::from_json(doc, k.manifest().string());
+  auto values_of = [&](const std::string& id) {
+    const ManifestConfig c = m.configs[*m.configs.find_id(id)];
+    return json{{"TM", c.values[0]}, {"TN", c.values[1]}};
+  };
+  const json hostile_values = {{"TM" + kHostile, 1}};
+  const fs::path db = dbs / "NVIDIA_H200.json";
+  Db(db, "k").record_many({
+      {fp, "M=1,N=2", k.default_id(), values_of(k.default_id()), ok(1e-300)},
+      {fp, "M=-9223372036854775808,N=9223372036854775807", k.other_id(), values_of(k.other_id()), ok(1e300)},
+      {fp, "M=3\"); system(\"PWNED\"); //,N=4", k.default_id(), values_of(k.default_id()), ok(0.001)},
+      {fp, "M=5,N=6\n#define PWNED", k.default_id(), values_of(k.default_id()), ok(0.001)},
+      {fp, "M=1,N=2", config_id_of(hostile_values), hostile_values, ok(1e-301)},
   });
+  json file = json::parse(read(db));
+  json& configs = file["fingerprints"][fp.digest()]["keys"]["M=1,N=2"];
+  for (const std::string& id : {kHostile, std::string("../../../etc/passwd")})
+    configs[id] = {{"values", values_of(k.default_id())}, {"measurement", ok(1e-302).to_json()}};
+  write(db, file.dump());
   const fs::path ptx = k.root() / "default.ptx";
   write(ptx, "// PTX " + kHostile + std::string("\0\xff", 2));
 

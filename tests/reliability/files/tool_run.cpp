@@ -7,6 +7,7 @@
 #include <thread>
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -25,7 +26,7 @@ std::string slurp(const std::filesystem::path& path) {
 std::filesystem::path ktune_tool() { return KTUNE_TOOL; }
 
 ToolRun run_tool(const std::filesystem::path& program, const std::vector<std::string>& args,
-                 const std::filesystem::path& scratch, int timeout_s) {
+                 const std::filesystem::path& scratch, int timeout_s, long file_size_limit) {
   ToolRun r;
   r.command = program.string();
   for (const auto& a : args) r.command += " '" + (a.size() > 200 ? a.substr(0, 200) + "..." : a) + "'";
@@ -43,6 +44,10 @@ ToolRun run_tool(const std::filesystem::path& program, const std::vector<std::st
     const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     ::dup2(out, STDOUT_FILENO);
     ::dup2(err, STDERR_FILENO);
+    if (file_size_limit > 0) {
+      const rlimit limit{static_cast<rlim_t>(file_size_limit), static_cast<rlim_t>(file_size_limit)};
+      ::setrlimit(RLIMIT_FSIZE, &limit);
+    }
     ::execv(argv[0], argv.data());
     ::_exit(127);
   }

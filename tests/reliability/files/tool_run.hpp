@@ -16,8 +16,9 @@ struct ToolRun {
 };
 
 // `args` without the program; stdout and stderr captured through files in `scratch`.
+// `file_size_limit` > 0: the child runs under that RLIMIT_FSIZE (`ulimit -f`), in bytes.
 ToolRun run_tool(const std::filesystem::path& program, const std::vector<std::string>& args,
-                 const std::filesystem::path& scratch, int timeout_s = 120);
+                 const std::filesystem::path& scratch, int timeout_s = 120, long file_size_limit = 0);
 
 // The `ktune` tool this test was built with.
 std::filesystem::path ktune_tool();

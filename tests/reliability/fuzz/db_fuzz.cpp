@@ -121,8 +121,10 @@ void check_db(const uint8_t* data, std::size_t size) {
     const json& keys = fps.begin()->at("keys");
     if (!keys.empty()) key = keys.begin().key();
   }
-  db.record(fp, key, "00000000fuzz0000", {{"X", 1}, {"Y", "y"}}, some_measurement());
-  KTUNE_FUZZ_CHECK(db.find(fp, key, "00000000fuzz0000").has_value());
+  const json values = {{"X", 1}, {"Y", 2}};
+  const std::string id = ktune::config_id_of(values);
+  db.record(fp, key, id, values, some_measurement());
+  KTUNE_FUZZ_CHECK(db.find(fp, key, id).has_value());
 
   const ktune::Db::Loaded back = ktune::Db::load_document(path);
   KTUNE_FUZZ_CHECK(back.skipped == 0);

@@ -81,6 +81,10 @@ std::vector<std::string> cubin_command(const Manifest& m, const ManifestConfig& 
 // dir/deps/default_ptx.d): what runs, through the driver's JIT, where no cubin can.
 std::vector<std::string> default_ptx_command(const Manifest& m, const std::filesystem::path& dir);
 
+// The hint for a constraint that failed to evaluate: "; guard the division, ..." when it
+// divided by zero (the one failure a constraint can mend itself), else nothing.
+std::string division_hint(const std::string& what);
+
 // The CMake include file read by ktune_add_kernel(): the DEFAULT's id and PTX command,
 // whether the space is built on demand, and one _ktune_cubin() line per config of an eager
 // space, for the DEFAULT alone of an on-demand one (the edge itself is in

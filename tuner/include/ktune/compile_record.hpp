@@ -14,7 +14,8 @@ struct CompileRecord {
   static constexpr int kSchemaVersion = 1;
 
   std::string status;  // "ok" or "compile-failed"
-  int exit_code = 0;
+  int exit_code = 0;   // 128 + the signal when the compiler died of one
+  std::string signal;  // "SIGSEGV" when the compiler crashed; empty when it exited
   double wall_s = 0;   // elapsed time of the compiler command
   double cpu_s = 0;    // user + system time of the compiler and its children
   std::string log;     // path of the compiler's output
@@ -41,14 +42,23 @@ struct CompileJob {
   std::vector<std::string> command;  // the compiler command line, launcher first if any
 };
 
+// "SIGSEGV" for 11; "signal 64" for one without a name here.
+std::string signal_name(int sig);
+
+// Whether a compiler killed by `sig` was interrupted (the build stopped by the user or the
+// system: record nothing, compile again next build) rather than crashed on this config.
+bool is_interrupt_signal(int sig);
+
 // A digest of a compiler command line (16 hex digits).
 std::string command_digest(const std::vector<std::string>& command);
 
 struct CompileOutcome {
   // For `ktune compile`: 0 whether or not the config compiled, non-zero only when the
-  // compiler was interrupted (Ctrl-C, kill), so an interrupted build is rebuilt rather than
-  // remembered as a compile failure.
-  int exit_code = 0;
+  // compiler was interrupted (SIGINT, SIGTERM, SIGHUP, SIGKILL: Ctrl-C or a kill), so an
+  // interrupted build is rebuilt rather than remembered as a compile failure. A compiler
+  // that crashed (SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL, ...) is recorded compile-failed.
+  int exit_code = 0;   // 128 + the signal when the compiler died of one
+  std::string signal;  // "SIGSEGV" when the compiler crashed; empty when it exited
   double wall_s = 0, cpu_s = 0;  // the compiler's
 };
 

@@ -27,6 +27,11 @@ namespace ktune {
 // A key's canonical form: "K=4096,M=4096,N=4096" (names sorted). Keys name rows of the DB.
 std::string key_id(const std::map<std::string, int64_t>& key);
 
+// The id of the config whose values are `values` ({"TM": 64, ...}), as config_id() makes it
+// from names and values. Throws Error when a value is not a 64-bit integer. Every entry of a
+// DB has the id of its values: readers drop one that does not, writers refuse it.
+std::string config_id_of(const nlohmann::json& values);
+
 // One measurement to record, for Db::record_many.
 struct DbRecord {
   Fingerprint fp;
@@ -78,6 +83,7 @@ class Db {
     nlohmann::json document;    // normalized, like document(); "kernel" is the file's own
     std::size_t skipped = 0;    // malformed entries left out of `document`
     std::string first_skipped;  // where the first of them was and why; empty when none
+    std::string warning;        // one line naming the file, the count and the first; or empty
   };
   // Throws Error naming `path` and the reason when it is missing, unreadable, not JSON,
   // not a ktune DB or of another schema version: what the constructor would set aside.

@@ -25,8 +25,14 @@ struct Parameter {
 
 Parameter parse_parameter(std::string_view spec);
 
+// Refuses a value listed twice: the space would count, compile and measure its configs
+// twice. Throws Error "<what> lists the value <v> twice; list each value once". Every
+// reader of parameter values (PARAMS, a T1 spec) checks with it.
+void check_distinct_values(std::span<const int64_t> values, std::string_view what);
+
 // Names become C macros and expression variables: a C identifier that is not a keyword
-// of the constraint language. Throws Error naming `what` otherwise.
+// of the constraint language. Throws Error naming `what` ("parameter 'TM=1,2'", "KEYS: key
+// 1") otherwise; the message itself names no kind, since parameters and key dimensions share it.
 void check_parameter_name(std::string_view name, std::string_view what);
 
 // "TM=64 TN=64" (spaces or commas between pairs) → ordered name/value pairs.

@@ -18,6 +18,12 @@ bool is_c_identifier(std::string_view name);
 // "an object" for containers, long text cut at 60 characters.
 std::string json_excerpt(const nlohmann::json& value);
 
+// Text read from a file (a DB's GPU name, a manifest's kernel, a compile log, a worker's
+// reply) made safe to print on one line of a terminal: control characters (C0, DEL, C1),
+// CR and newlines become \xNN, and so do bytes that are not UTF-8; at most `max` bytes,
+// longer text ends in "...".
+std::string terminal_text(std::string_view s, std::size_t max = 200);
+
 // strerror(err) as a string.
 std::string errno_text(int err);
 

@@ -55,14 +55,28 @@ struct Candidate {
   std::size_t ok = 0;
 };
 
+// Whether an entry's values are a config of the manifest's space. Db checked that the id
+// is the id of the values, so a config found here has the entry's id.
+bool in_space(const Manifest& m, const json& values) {
+  if (!values.is_object() || values.size() != m.spec.parameters.size()) return false;
+  std::vector<int64_t> row;
+  for (const auto& p : m.spec.parameters) {
+    auto v = values.find(p.name);
+    if (v == values.end() || !v->is_number_integer()) return false;
+    row.push_back(v->get<int64_t>());
+  }
+  return m.configs.find(row).has_value();
+}
+
 // The tuned table of one fingerprint: per key the fastest ok config that compiled here.
-BakeTable make_table(const Candidate& c, const BakePlan& plan, const std::function<bool(const std::string&)>& compiled,
-                     std::vector<std::string>& warnings) {
+BakeTable make_table(const Candidate& c, const BakePlan& plan, const Manifest& m,
+                     const std::function<bool(const std::string&)>& compiled, std::vector<std::string>& warnings) {
   BakeTable t;
   t.gpu = c.fp.gpu;
   t.source = c.file;
   std::map<std::string, std::vector<double>> ratios;  // config -> time / key's best, per key
-  std::size_t bad_keys = 0;
+  std::size_t bad_keys = 0, outside = 0;
+  std::string first_outside;
   for (const auto& [key_text, configs] : c.keys->items()) {
     auto key = parse_key(key_text, plan.key_dims);
     if (!key) {
@@ -71,6 +85,10 @@ BakeTable make_table(const Candidate& c, const BakePlan& plan, const std::functi
     }
     std::map<std::string, double> times;
     for (const auto& [id, rec] : configs.items()) {
+      if (!in_space(m, rec.at("values"))) {
+        if (outside++ == 0) first_outside = "key \"" + key_text + "\", config " + id;
+        continue;
+      }
       if (!compiled(id)) continue;
       Measurement m = Measurement::from_json(rec.at("measurement"));
       if (m.status != Status::Ok || m.abandoned || !std::isfinite(m.median_ms) || m.median_ms <= 0) continue;
@@ -85,6 +103,10 @@ BakeTable make_table(const Candidate& c, const BakePlan& plan, const std::functi
   if (bad_keys)
     warnings.push_back(c.file + ": " + std::to_string(bad_keys) + " key(s) whose dimensions are not the kernel's KEYS (" +
                        std::to_string(plan.key_dims.size()) + " dimensions) were skipped");
+  if (outside)
+    warnings.push_back(c.file + ": left out " + std::to_string(outside) + " entr" + (outside == 1 ? "y" : "ies") +
+                       " whose values are not a config of the kernel's space (first: " + first_outside +
+                       "); a DB of an older space or an edited one");
   // Common best: of the configs measured ok on every key, the smallest geometric mean of
   // slowdowns against each key's best.
   double best_score = INFINITY;
@@ -149,7 +171,7 @@ BakePlan plan_bake_if(const Manifest& m, const std::string& kernel_hash, const s
         plan.warnings.push_back("skipped " + file.string() + ": a DB of another kernel");
         continue;
       }
-      if (loaded.skipped) plan.warnings.push_back(file.string() + ": " + loaded.first_skipped);
+      if (loaded.skipped) plan.warnings.push_back(loaded.warning);
       documents.push_back(std::move(loaded.document));
       for (const auto& [digest, slot] : documents.back()["fingerprints"].items()) {
         Candidate c{Fingerprint::from_json(slot.at("fingerprint")), &slot.at("keys"), file.string()};
@@ -167,7 +189,7 @@ BakePlan plan_bake_if(const Manifest& m, const std::string& kernel_hash, const s
       }
     }
     for (const auto& [slug, c] : best) {
-      BakeTable t = make_table(c, plan, compiled, plan.warnings);
+      BakeTable t = make_table(c, plan, m, compiled, plan.warnings);
       if (t.entries.empty()) continue;  // nothing usable here: a later directory may have it
       taken.insert(slug);
       plan.tables.push_back(std::move(t));

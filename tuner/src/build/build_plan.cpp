@@ -4,19 +4,20 @@
 
 #include "ktune/baked_names.hpp"
 #include "ktune/config_id.hpp"
+#include "ktune/nvcc_flags.hpp"
 #include "ktune/parameter.hpp"
 #include "ktune/search_choice.hpp"
 #include "ktune/text.hpp"
 
 namespace ktune {
-namespace {
 
-// A hint for an evaluation error: only a division by zero is mended by guarding it.
 std::string division_hint(const std::string& what) {
   return what.find("division") != std::string::npos || what.find("modulo") != std::string::npos
              ? "; guard the division, e.g. \"B != 0 and A % B == 0\""
              : "";
 }
+
+namespace {
 
 Space build_space(const PlanRequest& r, std::vector<Parameter>& params) {
   if (r.params.empty())
@@ -96,6 +97,10 @@ Plan make_plan(const PlanRequest& r) {
   for (const auto& p : m.spec.parameters)
     if (std::string why = unbakeable_name(p.name, false); !why.empty())
       throw Error("PARAMS: parameter '" + p.name + "' " + why + ", so the generated header cannot name it; rename the parameter");
+  NvccFlagRules flag_rules{{}, {}, "use ARCH (this kernel) or -DKTUNE_CUDA_ARCH (the project) instead"};
+  for (const auto& p : m.spec.parameters) flag_rules.parameters.push_back(p.name);
+  check_nvcc_flags(r.compile.flags, flag_rules,
+                   [&](std::size_t i) { return "FLAGS '" + terminal_text(r.compile.flags[i]) + "'"; });
   m.spec.constraints = r.constraints;
   m.product = space.product();
 

@@ -37,6 +37,7 @@ json CompileRecord::to_json() const {
               {"cpu_s", cpu_s},
               {"log", log}};
   if (!cubin.empty()) doc["cubin"] = cubin;
+  if (!signal.empty()) doc["signal"] = signal;
   if (!command_digest.empty()) doc["command_digest"] = command_digest;
   return doc;
 }
@@ -106,11 +107,33 @@ CompileRecord CompileRecord::from_json(const json& doc, const std::string& origi
   };
   r.log = path("log");
   if (doc.contains("cubin")) r.cubin = path("cubin");
+  if (doc.contains("signal")) {
+    r.signal = member("signal", &json::is_string, "a string").get<std::string>();
+    if (r.signal.empty() || r.signal.size() > 16 ||
+        r.signal.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 abcdefghijklmnopqrstuvwxyz") != std::string::npos)
+      throw refuse("\"signal\" is not a signal's name");
+  }
   if (doc.contains("command_digest")) {
     r.command_digest = member("command_digest", &json::is_string, "a string").get<std::string>();
     if (r.command_digest.size() != 16) throw refuse("\"command_digest\" is not a digest");
   }
   return r;
+}
+
+std::string signal_name(int sig) {
+  static const std::pair<int, const char*> names[] = {
+      {SIGHUP, "SIGHUP"},   {SIGINT, "SIGINT"},   {SIGQUIT, "SIGQUIT"}, {SIGILL, "SIGILL"},
+      {SIGTRAP, "SIGTRAP"}, {SIGABRT, "SIGABRT"}, {SIGBUS, "SIGBUS"},   {SIGFPE, "SIGFPE"},
+      {SIGKILL, "SIGKILL"}, {SIGUSR1, "SIGUSR1"}, {SIGSEGV, "SIGSEGV"}, {SIGUSR2, "SIGUSR2"},
+      {SIGPIPE, "SIGPIPE"}, {SIGALRM, "SIGALRM"}, {SIGTERM, "SIGTERM"}, {SIGXCPU, "SIGXCPU"},
+      {SIGXFSZ, "SIGXFSZ"}, {SIGSYS, "SIGSYS"}};
+  for (const auto& [number, name] : names)
+    if (number == sig) return name;
+  return "signal " + std::to_string(sig);
+}
+
+bool is_interrupt_signal(int sig) {
+  return sig == SIGINT || sig == SIGTERM || sig == SIGKILL || sig == SIGHUP || sig == SIGQUIT;
 }
 
 std::string command_digest(const std::vector<std::string>& command) {
@@ -204,16 +227,19 @@ CompileOutcome run_compile_job(const CompileJob& job) {
   // exact even while other compiles run beside it.
   outcome.cpu_s = seconds(usage.ru_utime) + seconds(usage.ru_stime);
 
-  if (err == 0 && WIFSIGNALED(status)) {
-    int sig = WTERMSIG(status);
-    std::cerr << "ktune: compiler for " << job.cubin.filename().string() << " was killed by signal "
-              << sig << "; not recorded, it will be rebuilt\n";
+  const int sig = err == 0 && WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+  if (sig != 0 && is_interrupt_signal(sig)) {
+    std::cerr << "ktune: the compiler of " << job.cubin.filename().string() << " was interrupted by "
+              << signal_name(sig) << "; nothing recorded, the next build compiles it again\n";
     outcome.exit_code = 128 + sig;
     return outcome;
   }
+  if (sig != 0)  // crashed on this config: it would crash again, so it is recorded
+    std::ofstream(job.log, std::ios::app) << "\nktune: the compiler died of " << signal_name(sig) << "\n";
 
   CompileRecord record;
-  record.exit_code = err != 0 ? 127 : WEXITSTATUS(status);
+  record.exit_code = err != 0 ? 127 : sig != 0 ? 128 + sig : WEXITSTATUS(status);
+  if (sig != 0) record.signal = signal_name(sig);
   record.wall_s = outcome.wall_s;
   record.cpu_s = outcome.cpu_s;
   record.log = job.log.string();
@@ -230,8 +256,8 @@ CompileOutcome run_compile_job(const CompileJob& job) {
     // Likewise a failed compiler may write no depfile (a preprocessor error stops it
     // early), which Ninja also takes as dirty.
     if (!job.depfile.empty() && !fs::exists(job.depfile)) write_fallback_depfile(job);
-    std::cerr << "ktune: warning: " << job.cubin.stem().string()
-              << " did not compile (exit code " << record.exit_code
+    std::cerr << "ktune: warning: " << job.cubin.stem().string() << " did not compile ("
+              << (sig != 0 ? "the compiler died of " + record.signal : "exit code " + std::to_string(record.exit_code))
               << "); recorded as compile-failed, the build goes on. Log: " << job.log.string() << "\n";
   }
   write_file_atomic(job.record, record.to_json().dump(2) + "\n");

@@ -2,16 +2,20 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <fstream>
 #include <set>
 #include <sstream>
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
 #include "db/untrusted_json.hpp"
 #include "ktune/config_id.hpp"
+#include "ktune/nvcc_flags.hpp"
+#include "ktune/t1_kernel.hpp"
 #include "ktune/text.hpp"
 
 namespace ktune {
@@ -218,6 +222,14 @@ Manifest Manifest::from_json(const json& doc, const std::string& origin) {
     if (!ps.is_array() || ps.empty() || ps.size() > 3) wrong_type(ps, origin, "t1_grid.problem_size", "a list of 1 to 3 integers");
     for (const json& v : ps) m.t1_problem_size.push_back(integer(v, origin, "t1_grid.problem_size entry"));
   }
+  // The flags the plan checked, checked again: the tuner and the bake compile from this file.
+  NvccFlagRules flag_rules{{}, {}, "reconfigure the build to regenerate the manifest"};
+  for (const auto& p : m.spec.parameters) flag_rules.parameters.push_back(p.name);
+  for (const auto& d : m.defines) flag_rules.macros.push_back(d.first);
+  if (!m.t1_spec.empty()) flag_rules.macros.insert(flag_rules.macros.end(), kT1GridNames.begin(), kT1GridNames.end());
+  check_nvcc_flags(m.compile.flags, flag_rules, [&](std::size_t i) {
+    return origin + ": compile.flags[" + std::to_string(i) + "] " + shown(m.compile.flags[i]);
+  });
   if (!safe_file_stem(m.default_id))
     throw Error(origin + ": \"default_id\" " + shown(m.default_id) +
                 " is not a config id (letters, digits, '_' and '-'); reconfigure the build to regenerate the manifest");
@@ -328,10 +340,17 @@ std::size_t Manifest::default_index() const {
 }
 
 std::string read_file(const std::filesystem::path& path) {
+  // A directory opens fine and reads as empty: say what it is, not "empty" or "not found".
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw Error(path.string() + ": is a directory; give the file in it");
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path.string() + ": cannot open for reading");
+  if (!in) {
+    const int err = errno;
+    throw Error(path.string() + ": cannot open for reading (" + errno_text(err ? err : ENOENT) + ")");
+  }
   std::stringstream buffer;
   buffer << in.rdbuf();
+  if (in.bad()) throw Error(path.string() + ": cannot read (" + errno_text(errno) + ")");
   return buffer.str();
 }
 
@@ -355,21 +374,38 @@ bool write_file_if_changed(const std::filesystem::path& path, const std::string&
   return true;
 }
 
+// Temporary file + rename: a reader sees the old file or the new one. Every failure (no
+// space, a file size limit, a read-only directory, a rename refused) removes the temporary
+// and leaves the old file as it was.
 void write_file_atomic(const std::filesystem::path& path, const std::string& text) {
-  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
+  auto failed = [&](const std::string& what, int err) {
+    throw Error(path.string() + ": cannot write (" + what + ": " + errno_text(err) +
+                "); the file on disk is unchanged. Check that the directory is writable and the disk has space");
+  };
+  if (path.has_parent_path()) {
+    std::error_code ec;
+    std::filesystem::create_directories(path.parent_path(), ec);
+    if (ec) failed("creating " + path.parent_path().string(), ec.value());
+  }
   std::filesystem::path tmp = path;
   tmp += ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) {
-      std::error_code ignored;
-      std::filesystem::remove(tmp, ignored);
-      throw Error(path.string() + ": cannot write (disk full or directory not writable?)");
-    }
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (fd < 0) failed("creating " + tmp.string(), errno);
+  auto fail = [&](const std::string& what, int err) {
+    if (fd >= 0) ::close(fd);
+    ::unlink(tmp.c_str());  // ours: created above
+    failed(what, err);
+  };
+  for (std::size_t done = 0; done < text.size();) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) fail("writing " + tmp.string(), n < 0 ? errno : ENOSPC);
+    done += static_cast<std::size_t>(n);
   }
-  std::filesystem::rename(tmp, path);
+  const int rc = ::close(fd);
+  fd = -1;
+  if (rc != 0) fail("closing " + tmp.string(), errno);
+  if (::rename(tmp.c_str(), path.c_str()) != 0) fail("renaming " + tmp.string(), errno);
 }
 
 }  // namespace ktune

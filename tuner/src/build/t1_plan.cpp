@@ -14,6 +14,7 @@
 
 #include "ktune/build_plan.hpp"
 #include "ktune/config_id.hpp"
+#include "ktune/nvcc_flags.hpp"
 #include "ktune/t1_spec.hpp"
 #include "ktune/text.hpp"
 
@@ -199,6 +200,20 @@ T1Plan plan_t1(const T1PlanRequest& r) {
         throw Error(field + " is not allowed, as in Kernel Tuner, which defines that macro itself; rename it");
     names.push_back(n);
   }
+  // CompilerOptions, then --flag: one rule with ktune_add_kernel's FLAGS. Kernel Tuner's own
+  // macros are ktune's to define as well.
+  std::vector<std::string> flags = p.kernel.compiler_options;
+  flags.insert(flags.end(), r.compile.flags.begin(), r.compile.flags.end());
+  NvccFlagRules flag_rules{names, {}, "drop it and pass --arch to `ktune tune --t1`"};
+  for (const auto* names_of : {&kT1BlockNames, &kT1GridNames})
+    flag_rules.macros.insert(flag_rules.macros.end(), names_of->begin(), names_of->end());
+  flag_rules.macros.push_back("kernel_tuner");
+  const std::size_t from_spec = p.kernel.compiler_options.size();
+  check_nvcc_flags(flags, flag_rules, [&](std::size_t i) {
+    const std::string flag = "'" + terminal_text(flags[i]) + "'";
+    return i < from_spec ? origin + ": KernelSpecification.CompilerOptions[" + std::to_string(i) + "] " + flag
+                         : "--flag " + flag;
+  });
   p.source = find_kernel_file(r, p.kernel);
 
   // Problem sizes: the keys.
@@ -238,7 +253,7 @@ T1Plan plan_t1(const T1PlanRequest& r) {
   try {
     valid = space.enumerate(kMaxValidConfigs, r.max_points);
   } catch (const EvalError& e) {
-    throw Error(origin + ": ConfigurationSpace.Conditions: " + e.what() + "; guard the division");
+    throw Error(origin + ": ConfigurationSpace.Conditions: " + e.what() + division_hint(e.what()));
   }
   if (valid.truncated)
     throw Error(origin + ": ConfigurationSpace: " + too_many_valid_text(space.product()) +

@@ -13,6 +13,7 @@
 #include "ktune/bake.hpp"
 #include "ktune/compile_record.hpp"
 #include "ktune/manifest.hpp"
+#include "ktune/text.hpp"
 #include "ktune/compile_pool.hpp"
 
 namespace ktune::cli {
@@ -30,11 +31,7 @@ struct BakeOptions {
 
 // GPU names and paths come from DB files: control bytes (a newline, a terminal escape)
 // would forge or hide lines of the build's output.
-std::string one_line(std::string text) {
-  for (char& c : text)
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
-  return text;
-}
+std::string one_line(const std::string& text) { return terminal_text(text, 400); }
 
 // The configs of the space whose compile record says "ok": found through the records
 // directory, so that a space of millions costs what was compiled, not what could be.
@@ -107,9 +104,9 @@ void run(const BakeOptions& o) {
     return;
   }
   if (o.quiet) return;
-  std::cout << "ktune: " << m.kernel << ": " << one_line(plan.note) << "\n";
+  std::cout << "ktune: " << one_line(m.kernel) << ": " << one_line(plan.note) << "\n";
   for (std::size_t i = 0; i < plan.warnings.size() && i < 5; ++i)
-    std::cout << "ktune: " << m.kernel << ": warning: " << one_line(plan.warnings[i]) << "\n";
+    std::cout << "ktune: " << one_line(m.kernel) << ": warning: " << one_line(plan.warnings[i]) << "\n";
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "ktune/compile_record.hpp"
 #include "ktune/fingerprint.hpp"
 #include "ktune/manifest.hpp"
+#include "ktune/text.hpp"
 
 namespace ktune::cli {
 namespace {
@@ -76,8 +77,8 @@ void run(const CubinsOptions& o) {
   if (missing) std::cout << ", " << missing << " not built yet";
   std::cout << "; nvcc " << cpu << " s CPU, " << wall << " s summed wall\n";
   for (std::size_t i = 0; i < failures.size() && i < 5; ++i)
-    std::cout << "  compile-failed " << failures[i]["id"].get<std::string>() << ": "
-              << failures[i]["log"].get<std::string>() << "\n";
+    std::cout << "  compile-failed " << terminal_text(failures[i]["id"].get<std::string>(), 40) << ": "
+              << terminal_text(failures[i]["log"].get<std::string>()) << "\n";
   if (failures.size() > 5) std::cout << "  ... and " << failures.size() - 5 << " more\n";
 }
 

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ktune/error.hpp"
+#include "ktune/text.hpp"
 
 namespace ktune::cli {
 
@@ -17,7 +18,8 @@ inline std::vector<std::filesystem::path> db_files(const std::vector<std::string
   namespace fs = std::filesystem;
   std::vector<fs::path> files;
   for (const auto& in : inputs) {
-    if (!fs::exists(in)) throw Error(in + ": no such file or directory; name DB files or directories of them");
+    if (!fs::exists(in))
+      throw Error(terminal_text(in) + ": no such file or directory; name DB files or directories of them");
     if (!fs::is_directory(in)) {
       files.emplace_back(in);
       continue;
@@ -32,11 +34,13 @@ inline std::vector<std::filesystem::path> db_files(const std::vector<std::string
   return files;
 }
 
-// {"BM": 128, "BN": 256} -> "BM=128 BN=256"; "-" for none.
+// {"BM": 128, "BN": 256} -> "BM=128 BN=256"; "-" for none. Names come from a DB file:
+// the text is terminal-safe.
 inline std::string values_text(const nlohmann::json& values) {
   std::string s;
-  for (const auto& [name, v] : values.items()) s += (s.empty() ? "" : " ") + name + "=" + v.dump();
-  return s.empty() ? "-" : s;
+  for (const auto& [name, v] : values.items())
+    s += (s.empty() ? "" : " ") + name + "=" + v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return s.empty() ? "-" : terminal_text(s, 400);
 }
 
 }  // namespace ktune::cli

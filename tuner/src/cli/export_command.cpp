@@ -14,6 +14,7 @@
 #include "ktune/interop.hpp"
 #include "ktune/manifest.hpp"
 #include "ktune/replay.hpp"
+#include "ktune/text.hpp"
 
 namespace ktune::cli {
 namespace {
@@ -36,13 +37,20 @@ void run_export(const ExportOptions& o) {
     throw Error("export: --key selects a key of a ktune DB; it needs --db FILE");
   if (o.format != "kt-cache" && o.format != "t4")
     throw Error("export: --format must be kt-cache or t4, not \"" + o.format + "\"");
-  const InteropData data =
-      o.db.empty() ? interop_from_replay(ReplaySpace::from_cache_file(o.cache))
-                   : interop_from_db(Db::load_document(o.db).document, o.key, o.db);
+  InteropData data;
+  std::string skipped;  // said once the export is done: a failure is one line of its own
+  if (o.db.empty()) {
+    data = interop_from_replay(ReplaySpace::from_cache_file(o.cache));
+  } else {
+    Db::Loaded loaded = Db::load_document(o.db);
+    skipped = std::move(loaded.warning);
+    data = interop_from_db(loaded.document, o.key, o.db);
+  }
   const nlohmann::ordered_json doc = o.format == "t4" ? to_t4_results(data, o.timestamp)
                                                       : to_kernel_tuner_cache(data, o.timestamp);
   // Names read from the input need not be UTF-8; dump() would throw on them.
   write_file_atomic(o.out, doc.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  if (!skipped.empty()) std::cerr << "ktune export: warning: " << terminal_text(skipped, 400) << "\n";
   std::size_t timed = 0;
   for (const InteropEntry& e : data.entries) timed += e.measurement.status == Status::Ok;
   if (o.json) {
@@ -58,9 +66,9 @@ void run_export(const ExportOptions& o) {
     return;
   }
   std::cout << "wrote " << data.entries.size() << " configs (" << timed << " timed)"
-            << (data.kernel.empty() ? "" : " of " + data.kernel)
-            << (data.device.empty() ? "" : " on " + data.device)
-            << (data.key.empty() ? "" : ", key " + data.key) << " as "
+            << (data.kernel.empty() ? "" : " of " + terminal_text(data.kernel, 80))
+            << (data.device.empty() ? "" : " on " + terminal_text(data.device, 80))
+            << (data.key.empty() ? "" : ", key " + terminal_text(data.key)) << " as "
             << (o.format == "t4" ? "T4 results" : "a Kernel Tuner cache") << " to " << o.out
             << "\n";
 }
@@ -75,7 +83,8 @@ void add_export_command(CLI::App& app) {
   sub->add_option("--key", o->key, "with --db: the key, e.g. \"M=64,N=64\" (default: its only key)");
   sub->add_option("--cache", o->cache, "or a Kernel Tuner cache file (.json or .json.gz)");
   sub->add_option("--format", o->format, "kt-cache (Kernel Tuner cache 1.1.0) or t4 (T4 results 1.0.0)")
-      ->required();
+      ->required()
+      ->check(CLI::IsMember({"kt-cache", "t4"}));
   sub->add_option("--out", o->out, "the file to write (JSON)")->required();
   sub->add_option("--timestamp", o->timestamp,
                   "the timestamp written on every entry (default: now, UTC)");

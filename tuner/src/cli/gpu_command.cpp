@@ -9,6 +9,7 @@
 #include "ktune/driver.hpp"
 #include "ktune/fingerprint.hpp"
 #include "ktune/manifest.hpp"
+#include "ktune/text.hpp"
 
 namespace ktune::cli {
 namespace {
@@ -20,11 +21,11 @@ struct GpuOptions {
 
 void print_text(const nlohmann::json& doc) {
   if (doc["gpu"].is_null()) {
-    std::cout << "no GPU: " << doc["why"].get<std::string>() << "\n";
+    std::cout << "no GPU: " << terminal_text(doc["why"].get<std::string>(), 400) << "\n";
     return;
   }
   const GpuIdentity g = GpuIdentity::from_json(doc["gpu"]);
-  std::cout << g.name << ": sm_" << g.cc_major << g.cc_minor << ", " << g.sm_count << " SMs, "
+  std::cout << terminal_text(g.name, 80) << ": sm_" << g.cc_major << g.cc_minor << ", " << g.sm_count << " SMs, "
             << g.l2_bytes / (1024 * 1024) << " MiB L2, driver " << g.driver_version << " ("
             << doc["count"].get<int>() << " GPU(s) visible; this is GPU 0)\n";
 }

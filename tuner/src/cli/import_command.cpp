@@ -13,6 +13,7 @@
 #include "ktune/db.hpp"
 #include "ktune/error.hpp"
 #include "ktune/interop.hpp"
+#include "ktune/text.hpp"
 
 namespace ktune::cli {
 namespace {
@@ -32,14 +33,14 @@ void run_import(const ImportOptions& o) {
   if (fs::exists(path)) {
     const std::string kernel = Db::load_document(path).document.value("kernel", std::string());
     if (kernel != o.who.kernel)
-      throw Error(path.string() + " is the DB of kernel \"" + kernel + "\", not \"" +
-                  o.who.kernel + "\"; import into that kernel's DB directory");
+      throw Error(terminal_text(path.string()) + " is the DB of kernel \"" + terminal_text(kernel, 60) +
+                  "\", not \"" + terminal_text(o.who.kernel, 60) + "\"; import into that kernel's DB directory");
   }
   std::error_code ec;
   fs::create_directories(o.into, ec);
   if (ec) throw Error(o.into + ": cannot make the directory (" + ec.message() + ")");
   Db db(path, o.who.kernel);
-  if (!db.warning().empty()) std::cerr << "ktune import: warning: " << db.warning() << "\n";
+  if (!db.warning().empty()) std::cerr << "ktune import: warning: " << terminal_text(db.warning(), 400) << "\n";
   db.record_many(records);
   db.sync();
   std::size_t timed = 0;
@@ -58,9 +59,9 @@ void run_import(const ImportOptions& o) {
     return;
   }
   std::cout << "imported " << records.size() << " configs (" << timed << " timed, "
-            << records.size() - timed << " failed) of " << o.who.kernel << " on "
-            << o.who.gpu.name << (key.empty() ? "" : ", key " + key) << " into "
-            << path.string() << "\n";
+            << records.size() - timed << " failed) of " << terminal_text(o.who.kernel, 80) << " on "
+            << terminal_text(o.who.gpu.name, 80) << (key.empty() ? "" : ", key " + terminal_text(key)) << " into "
+            << terminal_text(path.string()) << "\n";
 }
 
 }  // namespace

@@ -1,11 +1,16 @@
 // The `ktune` tool. Exit codes: 0 success, 1 bad input or failed work (message on
 // stderr naming the file, field and fix), 2 bad command line.
+#include <csignal>
 #include <iostream>
 
 #include "cli/commands.hpp"
 #include "ktune/error.hpp"
+#include "ktune/text.hpp"
 
 int main(int argc, char** argv) {
+  // Over a file size limit (ulimit -f) write() then fails with EFBIG, which every write
+  // reports and cleans up after, instead of SIGXFSZ killing ktune with its temporaries left.
+  std::signal(SIGXFSZ, SIG_IGN);
   CLI::App app{"ktune: build-time autotuning of CUDA kernels"};
   app.require_subcommand(1);
   ktune::cli::add_space_command(app);
@@ -28,11 +33,9 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     int code = app.exit(e);
     return code == 0 ? 0 : 2;
-  } catch (const ktune::Error& e) {
-    std::cerr << "ktune: error: " << e.what() << "\n";
-    return 1;
   } catch (const std::exception& e) {
-    std::cerr << "ktune: error: " << e.what() << "\n";
+    // Messages quote files and arguments: one terminal-safe line of bounded length.
+    std::cerr << "ktune: error: " << ktune::terminal_text(e.what(), 2000) << "\n";
     return 1;
   }
   return 0;

@@ -11,6 +11,7 @@
 #include "cli/commands.hpp"
 #include "ktune/error.hpp"
 #include "ktune/merge.hpp"
+#include "ktune/text.hpp"
 
 namespace ktune::cli {
 namespace {
@@ -24,7 +25,7 @@ struct MergeOptions {
 void run(const MergeOptions& o) {
   const std::vector<std::filesystem::path> inputs(o.inputs.begin(), o.inputs.end());
   const MergeReport report = merge_dbs(o.into, inputs);
-  for (const std::string& w : report.warnings) std::cerr << "ktune merge: warning: " << w << "\n";
+  for (const std::string& w : report.warnings) std::cerr << "ktune merge: warning: " << terminal_text(w, 400) << "\n";
   if (o.json) {
     // Names read from the inputs need not be UTF-8; dump() would throw on them.
     std::cout << report.to_json().dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
@@ -49,7 +50,7 @@ void add_merge_command(CLI::App& app) {
     try {
       run(*o);
     } catch (const Error& e) {
-      std::cerr << "ktune merge: " << e.what() << "\n";
+      std::cerr << "ktune merge: " << terminal_text(e.what(), 2000) << "\n";
       throw CLI::RuntimeError(1);
     }
   });

@@ -27,6 +27,7 @@
 #include "ktune/build_plan.hpp"
 #include "ktune/db.hpp"
 #include "ktune/error.hpp"
+#include "ktune/text.hpp"
 #include "ktune/manifest.hpp"
 
 namespace ktune::cli {
@@ -68,17 +69,24 @@ struct Series {
   }
 };
 
-std::vector<Series> read_series(const std::vector<fs::path>& files) {
+// `warnings`: the entries each file had to leave out, said once the report is written.
+std::vector<Series> read_series(const std::vector<fs::path>& files, std::vector<std::string>& warnings) {
   std::vector<Series> all;
   for (const auto& path : files) {
-    const json doc = Db::load_document(path).document;
+    const Db::Loaded loaded = Db::load_document(path);
+    if (!loaded.warning.empty()) warnings.push_back(loaded.warning);
+    const json& doc = loaded.document;
+    // Names from the file reach the report and the terminal: made terminal-safe once, here.
     for (const auto& [digest, fp] : doc.at("fingerprints").items()) {
-      const std::string gpu = fp.at("fingerprint").at("gpu").value("name", "?");
+      const std::string gpu = terminal_text(fp.at("fingerprint").at("gpu").value("name", "?"), 80);
       for (const auto& [key, configs] : fp.at("keys").items()) {
-        Series s{doc.value("kernel", "?"), gpu, key, {}};
+        Series s{terminal_text(doc.value("kernel", "?"), 80), gpu, terminal_text(key, 200), {}};
         for (const auto& [id, e] : configs.items()) {
           const json& m = e.at("measurement");
-          Entry x{id, e.value("values", json::object()), m.value("status", "?")};
+          const json stored = e.value("values", json::object());
+          json values = json::object();
+          for (const auto& [name, v] : stored.items()) values[terminal_text(name, 80)] = v;
+          Entry x{id, std::move(values), terminal_text(m.value("status", "?"), 40)};
           if (x.status == "ok" && !m.value("abandoned", false)) x.ms = m.value("median_ms", 0.0);
           x.at = m.value("at", 0.0);
           x.seconds = m.value("seconds", 0.0);
@@ -215,7 +223,8 @@ std::string speedup_plot(const std::vector<std::pair<std::string, double>>& spee
 }
 
 void run(const ReportOptions& o) {
-  const std::vector<Series> all = read_series(db_files(o.inputs));
+  std::vector<std::string> skipped;
+  const std::vector<Series> all = read_series(db_files(o.inputs), skipped);
   std::string default_id, default_text;
   if (!o.manifest.empty()) {
     const Manifest m = Manifest::from_json(read_json_file(o.manifest), o.manifest);
@@ -323,6 +332,7 @@ void run(const ReportOptions& o) {
   if (!missing.empty())
     md << "Not drawn (gnuplot missing or failed, see plots/gnuplot.log; `apt-get install gnuplot-nox`):" << missing << "\n";
   write(out / "report.md", md.str());
+  for (const std::string& w : skipped) std::cerr << "ktune report: warning: " << terminal_text(w, 400) << "\n";
   if (o.json) {
     std::cout << json{{"report", (out / "report.md").string()}, {"plots", plots}, {"drawn", drawn},
                       {"not_drawn", not_drawn}}.dump(2, ' ', false, json::error_handler_t::replace)

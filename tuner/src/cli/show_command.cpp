@@ -15,9 +15,11 @@
 
 #include "cli/commands.hpp"
 #include "cli/db_inputs.hpp"
+#include "cli/option_checks.hpp"
 #include "ktune/db.hpp"
 #include "ktune/error.hpp"
 #include "ktune/measurement.hpp"
+#include "ktune/text.hpp"
 
 namespace ktune::cli {
 namespace {
@@ -42,13 +44,13 @@ std::string canonical_key(const std::string& text) {
     const auto eq = a.find('=');
     if (a.empty()) return;
     if (eq == std::string::npos || eq == 0)
-      throw Error("--key '" + text + "': '" + a + "' is not NAME=VALUE; write e.g. --key \"M=4096 N=4096\"");
+      throw Error(typed(a) + " is not NAME=VALUE; write e.g. --key \"M=4096 N=4096\"");
     try {
       std::size_t used = 0;
       key[a.substr(0, eq)] = std::stoll(a.substr(eq + 1), &used);
       if (used != a.size() - eq - 1) throw std::invalid_argument(a);
     } catch (const std::exception&) {
-      throw Error("--key '" + text + "': '" + a.substr(eq + 1) + "' is not an integer");
+      throw Error(typed(a.substr(eq + 1)) + " in " + typed(text) + " is not an integer");
     }
   };
   for (char c : text) {
@@ -97,33 +99,34 @@ json show_file(const fs::path& path, const ShowOptions& o, const std::string& ke
   return file;
 }
 
+// Every string below was read from a DB file: printed through terminal_text.
 void print_text(const json& file) {
-  std::cout << file["path"].get<std::string>() << ": kernel " << file["kernel"].get<std::string>() << ", "
+  auto t = [](const json& s) { return terminal_text(s.is_string() ? s.get<std::string>() : s.dump()); };
+  std::cout << t(file["path"]) << ": kernel " << t(file["kernel"]) << ", "
             << file["fingerprints"].size() << " fingerprint(s)\n";
   if (file.contains("skipped"))
     std::cout << "  " << file["skipped"]["entries"] << " malformed entries left out; the first: "
-              << file["skipped"]["first"].get<std::string>() << "\n";
+              << t(file["skipped"]["first"]) << "\n";
   for (const auto& fp : file["fingerprints"]) {
     const json& g = fp["gpu"];
-    std::cout << "  " << g.value("name", "?") << " (sm_" << g.value("cc_major", 0) << g.value("cc_minor", 0) << ", "
+    std::cout << "  " << t(g.value("name", "?")) << " (sm_" << g.value("cc_major", 0) << g.value("cc_minor", 0) << ", "
               << g.value("sm_count", 0) << " SMs, driver " << g.value("driver_version", 0) << "), nvcc "
-              << fp["nvcc_version"].get<std::string>() << ", kernel " << fp["kernel_hash"].get<std::string>() << ": "
+              << t(fp["nvcc_version"]) << ", kernel " << t(fp["kernel_hash"]) << ": "
               << fp["keys"].size() << " key(s)\n";
     for (const auto& k : fp["keys"]) {
       std::ostringstream counts;
-      for (const auto& [status, n] : k["counts"].items()) counts << (counts.tellp() ? ", " : "") << status << " " << n;
-      std::cout << "    " << std::left << std::setw(28) << k["key"].get<std::string>() << " " << k["measured"]
+      for (const auto& [status, n] : k["counts"].items()) counts << (counts.tellp() ? ", " : "") << terminal_text(status) << " " << n;
+      std::cout << "    " << std::left << std::setw(28) << t(k["key"]) << " " << k["measured"]
                 << " measured (" << counts.str() << ")\n";
       if (k["best"].empty()) std::cout << "      no config came out ok\n";
       for (const auto& b : k["best"])
         std::cout << "      " << std::fixed << std::setprecision(4) << b["median_ms"].get<double>() << " ms  "
-                  << values_text(b["values"]) << "  (" << b["id"].get<std::string>() << ")\n";
+                  << values_text(b["values"]) << "  (" << t(b["id"]) << ")\n";
     }
   }
 }
 
 void run(const ShowOptions& o) {
-  if (o.top < 1) throw Error("--top " + std::to_string(o.top) + ": show at least 1 config per key");
   const std::string key_filter = o.key.empty() ? "" : canonical_key(o.key);
   json out = {{"files", json::array()}};
   for (const auto& path : db_files(o.inputs)) out["files"].push_back(show_file(path, o, key_filter));
@@ -141,9 +144,12 @@ void add_show_command(CLI::App& app) {
   auto o = std::make_shared<ShowOptions>();
   CLI::App* sub = app.add_subcommand("show", "Show what tuning DBs hold: per GPU and key, the statuses and the fastest configs");
   sub->add_option("inputs", o->inputs, "DB files, or directories of them (their *.json)")->required();
-  sub->add_option("--key", o->key, "only this key, e.g. \"M=4096 N=4096 K=4096\"");
+  sub->add_option("--key", o->key, "only this key, e.g. \"M=4096 N=4096 K=4096\"")
+      ->check(checked_by([](const std::string& v) { canonical_key(v); }, "KEY"));
   sub->add_option("--gpu", o->gpu, "only fingerprints of this GPU model, e.g. \"NVIDIA H200\"");
-  sub->add_option("--top", o->top, "fastest ok configs to list per key")->capture_default_str();
+  sub->add_option("--top", o->top, "fastest ok configs to list per key")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000000));
   sub->add_flag("--json", o->json, "print what the DBs hold as JSON");
   sub->callback([o] { run(*o); });
 }

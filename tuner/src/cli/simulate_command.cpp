@@ -12,12 +12,15 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/option_checks.hpp"
+#include "ktune/db.hpp"
 #include "ktune/error.hpp"
 #include "ktune/interop.hpp"
 #include "ktune/manifest.hpp"
 #include "ktune/replay.hpp"
 #include "ktune/simulate.hpp"
 #include "ktune/strategy.hpp"
+#include "ktune/text.hpp"
 
 namespace ktune::cli {
 namespace {
@@ -50,6 +53,11 @@ void run_simulate(const SimulateOptions& o) {
   const SimulationResult r =
       simulate(space, o.strategy, budget, o.seed, o.trace.empty() ? nullptr : &trace);
   if (!o.trace.empty()) write_file_atomic(o.trace, lines.str());
+  // Entries the replay left out (a wrong id, a damaged measurement), said once it is done: a
+  // failure above is one line of its own.
+  if (!o.db.empty())
+    if (const std::string w = Db::load_document(o.db).warning; !w.empty())
+      std::cerr << "ktune simulate: warning: " << terminal_text(w, 400) << "\n";
 
   std::size_t failed = 0;
   for (const Evaluation& e : r.evaluations) failed += e.status != Status::Ok;
@@ -82,8 +90,8 @@ void run_simulate(const SimulateOptions& o) {
     std::cout << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return;
   }
-  std::cout << std::setprecision(4) << (space.kernel().empty() ? "kernel" : space.kernel())
-            << (space.device().empty() ? "" : " on " + space.device()) << ": "
+  std::cout << std::setprecision(4) << (space.kernel().empty() ? "kernel" : terminal_text(space.kernel(), 80))
+            << (space.device().empty() ? "" : " on " + terminal_text(space.device(), 80)) << ": "
             << space.size() << " configs; " << r.strategy << ", seed " << o.seed << ": "
             << r.evaluations.size() << " evaluations (" << failed << " failed), best ";
   if (r.best_ms) std::cout << *r.best_ms << " ms"; else std::cout << "none timed";
@@ -106,10 +114,12 @@ void add_simulate_command(CLI::App& app) {
   std::string names;
   for (const std::string& n : strategy_names()) names += (names.empty() ? "" : ", ") + n;
   sub->add_option("--strategy", o->strategy,
-                  "search strategy: default (" + default_strategy_name() + " now), " + names);
+                  "search strategy: default (" + default_strategy_name() + " now), " + names)
+      ->check(strategy_name());
   sub->add_option("--budget", o->budget, "evaluations (100) or a share of the space (2%)")
+      ->check(budget_value())
       ->required();
-  sub->add_option("--seed", o->seed, "random seed: same seed, same evaluations")->required();
+  sub->add_option("--seed", o->seed, "random seed: same seed, same evaluations")->required()->check(unsigned_integer());
   sub->add_option("--trace", o->trace, "write one JSON line per evaluation to this file");
   sub->add_flag("--json", o->json, "print the summary as JSON");
   sub->callback([o] { run_simulate(*o); });

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/option_checks.hpp"
 #include "ktune/build_plan.hpp"
 #include "ktune/manifest.hpp"
 #include "ktune/t1_spec.hpp"
@@ -131,7 +132,7 @@ void add_space_command(CLI::App& app) {
                 "{\"configs\": [{\"id\", \"values\"}, ...]}");
   sub->add_option("--max-points", options->max_points, "give up enumerating after visiting this many points")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(positive_integer());
   sub->callback([options] { run(*options); });
 }
 

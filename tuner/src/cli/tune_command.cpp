@@ -26,6 +26,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/option_checks.hpp"
 #include "ktune/compile_record.hpp"
 #include "ktune/db.hpp"
 #include "ktune/driver.hpp"
@@ -407,16 +408,17 @@ void add_tune_command(CLI::App& app) {
       }));
   sub->add_option("--budget", o->budget, "configs to measure per problem size: a count (200) or a share (5%)")
       ->check(valid([](const std::string& v) { parse_budget(v, 1000000, "value"); }));
-  sub->add_option("--seconds", o->seconds, "most seconds of search per problem size");
-  sub->add_option("--seed", o->seed, "seed of randomised strategies")->capture_default_str();
+  sub->add_option("--seconds", o->seconds, "most seconds of search per problem size")->check(positive_number());
+  sub->add_option("--seed", o->seed, "seed of randomised strategies")->capture_default_str()->check(unsigned_integer());
   sub->add_option("--atol", o->atol, "absolute tolerance of the outputs (default: by element type; float 1e-5)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_number());
   sub->add_option("--rtol", o->rtol, "relative tolerance of the outputs (default: by element type; float 1e-4)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_number());
   sub->add_option("--save-arguments", o->save_arguments,
                   "write every array as it starts and each output as the Default config leaves it (the reference) "
                   "to DIR/<size>/<Name>.bin and <Name>.expected.bin, raw, to check against a reference of your own");
-  sub->add_option("--arch", o->arch, "cubin architecture, e.g. 90 (default: the visible GPU's, else 90)");
+  sub->add_option("--arch", o->arch, "cubin architecture, e.g. 90 (default: the visible GPU's, else 90)")
+      ->check(cuda_arch());
   sub->add_option("--nvcc", o->nvcc, "nvcc (default: KTUNE_NVCC, CUDA_PATH, /usr/local/cuda, PATH)");
   sub->add_option("--flag", o->flags, "an extra nvcc flag after the spec's CompilerOptions (repeatable)");
   sub->add_option("--jobs", o->jobs, "parallel nvcc jobs (default: the cores)")->check(CLI::Range(1u, 4096u));
@@ -424,12 +426,14 @@ void add_tune_command(CLI::App& app) {
   sub->add_option("--max-configs", o->max_configs,
                   "the most configs measured whole: a larger space without --strategy or --budget is searched by "
                   "the default strategy within a default budget, and exhaustive search of it is refused")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(positive_integer());
   sub->add_option("--max-points", o->max_points, "give up enumerating the space after visiting this many points")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(positive_integer());
   sub->add_flag("--retune", o->retune, "measure again what the DB already has for this GPU and kernel");
-  sub->add_option("--gpus", o->gpus, "GPUs to measure on, one worker each, e.g. 0,1 (default: every visible GPU; docs/tuning.md)");
+  sub->add_option("--gpus", o->gpus, "GPUs to measure on, one worker each, e.g. 0,1 (default: every visible GPU; docs/tuning.md)")
+      ->check(gpu_list());
   sub->add_flag("--compile-only", o->compile_only, "compile every config, then stop (exit 0, no GPU needed)");
   sub->add_flag("--json", o->json, "print the result as JSON on stdout (progress and tables go to stderr)");
   sub->callback([o] { run(*o); });

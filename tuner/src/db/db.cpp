@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "db/untrusted_json.hpp"
+#include "ktune/config_id.hpp"
 #include "ktune/error.hpp"
 #include "ktune/text.hpp"
 
@@ -58,6 +59,16 @@ void check_values(const json& values) {
   for (const auto& [name, v] : values.items())
     if (v.is_structured() || v.is_null())
       throw Error("\"values\"." + shown_name(name) + " must be a number or a string");
+}
+
+// An entry's id must be the id of its values: the bake launches the id's config while show,
+// report, export, replay and merge go by the values, so an entry where they differ would be
+// measured as one config and used as another.
+void check_id(const std::string& id, const json& values) {
+  const std::string expected = config_id_of(values);
+  if (id != expected)
+    throw Error("the id " + shown_name(id) + " is not the id of its values (" + expected +
+                "): edited or damaged, so it is left out");
 }
 
 // Closing the descriptor releases the flock.
@@ -191,6 +202,7 @@ class Normalizer {
           if (values == rec.end() || m == rec.end())
             throw Error("needs \"values\" and \"measurement\"");
           check_values(*values);
+          check_id(id, *values);
           kept[id] = {{"values", *values},
                       {"measurement", Measurement::from_json(*m).to_json()}};
         } catch (const Error& e) {
@@ -334,6 +346,19 @@ void write_atomically(const fs::path& path, const std::string& text, bool durabl
 
 }  // namespace
 
+std::string config_id_of(const json& values) {
+  if (!values.is_object()) throw Error("\"values\" must be an object of name: integer");
+  std::vector<std::string> names;
+  std::vector<int64_t> numbers;
+  for (const auto& [name, v] : values.items()) {
+    if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<uint64_t>() > INT64_MAX))
+      throw Error("\"values\"." + shown_name(name) + " is not a 64-bit integer");
+    names.push_back(name);
+    numbers.push_back(v.get<int64_t>());
+  }
+  return config_id(names, numbers);
+}
+
 std::string key_id(const std::map<std::string, int64_t>& key) {
   std::string id;
   for (const auto& [name, value] : key) {
@@ -348,7 +373,7 @@ Db::Loaded Db::load_document(const std::filesystem::path& path) {
   if (!s.exists)
     throw Error(path.string() + ": no such tuning DB; check the path");
   if (!s.corrupt.empty()) throw Error(path.string() + ": not a usable tuning DB: " + s.corrupt);
-  return {std::move(s.doc), s.skipped_count, std::move(s.first_skipped)};
+  return {std::move(s.doc), s.skipped_count, std::move(s.first_skipped), std::move(s.skipped)};
 }
 
 Db::Db(std::filesystem::path path, std::string kernel)
@@ -423,11 +448,12 @@ void Db::record_many(const std::vector<DbRecord>& records) {
   for (const DbRecord& r : records) {
     try {
       check_values(r.values);
+      check_id(r.config_id, r.values);
       prepared.push_back({r.fp.digest(), Fingerprint::from_json(r.fp.to_json()).to_json(), &r.key, &r.config_id,
                           {{"values", r.values},
                            {"measurement", Measurement::from_json(r.measurement.to_json()).to_json()}}});
     } catch (const Error& e) {
-      throw Error(path_.string() + ": cannot record config " + r.config_id + " on key " +
+      throw Error(path_.string() + ": cannot record config " + shown_name(r.config_id) + " on key " +
                   shown_name(r.key) + ": " + e.what() + "; the DB on disk is unchanged");
     }
   }

@@ -191,9 +191,13 @@ std::string kernel_hash(const std::string& manifest_path) {
   h.field("ktune.kernel_hash.v2");
   h.field(fs::path(m.source).filename().string());
   auto source = read_bytes(resolve(m.source));
-  if (!source)
+  if (!source) {
+    std::error_code ec;
+    const bool directory = fs::is_directory(resolve(m.source), ec);
     throw Error(manifest_path + ": the kernel source " + untrusted_json::printable(m.source, 200) +
-                " does not exist; fix SOURCE in ktune_add_kernel() or restore the file");
+                (directory ? " is a directory" : " does not exist") +
+                "; fix SOURCE in ktune_add_kernel() or restore the file");
+  }
   h.field(*source);
 
   h.field(m.compile.arch);

@@ -75,6 +75,9 @@ std::string inflate_all(const std::string& in, const std::string& name) {
 
 std::string read_maybe_gzip(const std::filesystem::path& path) {
   const std::string name = path.string();
+  // A directory opens and then fails to read with a message that names no file.
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw Error(name + ": is a directory; give the file in it");
   std::ifstream f(path, std::ios::binary);
   if (!f) throw Error(name + ": cannot open the file; check the path");
   std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "ktune/text.hpp"
 #include "space/expression_program.hpp"
 
 namespace ktune {
@@ -71,7 +72,7 @@ const char* symbol(Op op) {
 
 [[noreturn]] [[gnu::cold]] void fail(const Program& p, int column, const std::string& what,
                                      const std::string& detail) {
-  throw EvalError(what + " in '" + p.text + "' at column " + std::to_string(column) + ": " +
+  throw EvalError(what + " in '" + terminal_text(p.text, 200) + "' at column " + std::to_string(column) + ": " +
                   detail);
 }
 
@@ -298,7 +299,7 @@ Cell power(const Program& p, int column, Cell x, Cell y) {
 }
 
 [[noreturn]] [[gnu::cold]] void too_few_slots(const Program& p, std::size_t given) {
-  throw EvalError("expression '" + p.text + "' reads slot " + std::to_string(p.max_slot) +
+  throw EvalError("expression '" + terminal_text(p.text, 200) + "' reads slot " + std::to_string(p.max_slot) +
                   " but only " + std::to_string(given) + " values were given");
 }
 

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ktune/parameter.hpp"
 #include "ktune/python_list.hpp"
 #include "ktune/text.hpp"
 
@@ -76,6 +77,7 @@ SpaceSpec read_t1_spec(const json& doc, std::string_view origin) {
     } catch (const Error& e) {
       throw Error(std::string(origin) + ": " + where + ".Values: " + e.what());
     }
+    check_distinct_values(parameter.values, std::string(origin) + ": " + where + ".Values");
     if (p.contains("Default")) {
       // Real specs write `"Default": [0]`: a one-element list is read as its element.
       const json& given = p["Default"].is_array() && p["Default"].size() == 1 ? p["Default"][0] : p["Default"];

@@ -20,6 +20,7 @@
 #include "ktune/manifest.hpp"
 #include "ktune/compile_pool.hpp"
 #include "ktune/progress.hpp"
+#include "ktune/text.hpp"
 #include "ktune/worker_process.hpp"
 #include "tune/gpu_pool.hpp"
 
@@ -56,7 +57,7 @@ std::string describe_values(const Manifest& m, const ManifestConfig& c) {
 std::string first_error_line(const std::string& log) {
   std::ifstream in(log);
   for (std::string line; std::getline(in, line);)
-    if (line.find("error") != std::string::npos) return line.size() > 300 ? line.substr(0, 300) + "..." : line;
+    if (line.find("error") != std::string::npos) return terminal_text(line, 300);  // a log is any bytes
   return "";
 }
 
@@ -139,7 +140,7 @@ json tune_group(const TuneOptions& o, const Manifest& m, GpuPool& pool, const Fi
   auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - tune_start).count(); };
   const fs::path kernel_dir = fs::path(o.manifest).parent_path();
   Db db(fs::path(o.db_dir) / (fp.gpu.model_slug() + ".json"), m.kernel);
-  if (!db.warning().empty()) std::cerr << "ktune: warning: " << db.warning() << "\n";
+  if (!db.warning().empty()) std::cerr << "ktune: warning: " << terminal_text(db.warning(), 400) << "\n";
 
   const std::size_t default_index = m.default_index();
   std::vector<std::string> names;
@@ -211,7 +212,8 @@ json tune_group(const TuneOptions& o, const Manifest& m, GpuPool& pool, const Fi
         return finish(index, failed, false);
       }
       if (record.status != "ok") {
-        const std::string why = first_error_line(record.log);
+        const std::string why =
+            record.signal.empty() ? first_error_line(record.log) : "the compiler died of " + record.signal;
         failed.message = "did not compile" + (why.empty() ? std::string() : ": " + why) + "; log: " + record.log;
         return finish(index, failed, false);
       }
@@ -241,7 +243,7 @@ json tune_group(const TuneOptions& o, const Manifest& m, GpuPool& pool, const Fi
       const auto& r = f.result;
       Measurement result;
       if (r.outcome == WorkerProcess::Outcome::Reply && r.reply.contains("fatal")) {
-        throw Error(m.kernel + " [" + ks.key + "]: " + r.reply["fatal"].get<std::string>());
+        throw Error(m.kernel + " [" + ks.key + "]: " + terminal_text(r.reply["fatal"].get<std::string>(), 400));
       } else if (r.outcome == WorkerProcess::Outcome::Reply) {
         try {
           result = Measurement::from_json(r.reply);
@@ -416,7 +418,7 @@ int tune(const TuneOptions& o) {
   if (!ready.value("ready", false)) {
     std::string why = ready.value("why", std::string("no GPU"));
     if (o.require_gpu) throw Error(m.kernel + ": KTUNE_TUNE=ON but " + why);
-    std::cout << "ktune: " << m.kernel << ": not tuning: " << why
+    std::cout << "ktune: " << m.kernel << ": not tuning: " << terminal_text(why, 400)
               << " (KTUNE_TUNE=AUTO); the DB keeps what it has\n";
     if (!o.summary_out.empty())
       write_file_atomic(o.summary_out,
@@ -441,7 +443,7 @@ int tune(const TuneOptions& o) {
   GpuPool all(o.worker_command, o.worker_log, chosen);
   const std::map<int, json> started = all.start();
   for (const auto& [gpu, why] : all.dropped())
-    std::cerr << "ktune: warning: " << m.kernel << ": GPU " << gpu << " left out: " << why << "\n";
+    std::cerr << "ktune: warning: " << m.kernel << ": GPU " << gpu << " left out: " << terminal_text(why, 400) << "\n";
   if (started.empty()) throw Error(m.kernel + ": no GPU could be used; see " + o.worker_log);
   std::vector<GpuGroup> groups;
   for (const auto& [gpu, line] : started) {
@@ -468,7 +470,7 @@ int tune(const TuneOptions& o) {
     for (const auto& g : groups) {
       std::vector<int> indices;
       for (const auto& s : g.gpus) indices.push_back(s.index);
-      std::cout << " [" << g.fp.gpu.name << ": GPU " << join_indices(indices) << "]";
+      std::cout << " [" << terminal_text(g.fp.gpu.name, 80) << ": GPU " << join_indices(indices) << "]";
     }
     std::cout << "\n";
     summary = {{"kernel", m.kernel}, {"tuned", true}, {"tables", json::array()}};

@@ -3,15 +3,18 @@
 // worker process.
 #include <unistd.h>
 
+#include <csignal>
 #include <filesystem>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
 
+#include "cli/option_checks.hpp"
 #include "ktune/error.hpp"
 #include "ktune/manifest.hpp"
 #include "ktune/parameter.hpp"
 #include "ktune/tuner.hpp"
+#include "ktune/text.hpp"
 #include "ktune/worker_process.hpp"
 #include "measure/worker.hpp"
 
@@ -20,6 +23,8 @@ int main(int argc, char** argv) {
     if (std::string_view(argv[i]) == "--worker")
       return ktune::run_worker(ktune::WorkerChannel::reply_fd_from_args(argc, argv));
 
+  // Over a file size limit the DB write fails with EFBIG and says so (see ktune's main).
+  std::signal(SIGXFSZ, SIG_IGN);
   ktune::TuneOptions o;
   std::vector<std::string> keys;
   std::string budget, strategy;
@@ -37,16 +42,23 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 62));
   app.add_option("--budget", budget, "most configs to measure per key: a count, or a share of the space (5%)");
-  app.add_option("--seconds", seconds, "most wall seconds per key");
-  app.add_option("--seed", o.seed, "seed of randomised strategies");
+  app.add_option("--seconds", seconds, "most wall seconds per key")->check(ktune::cli::positive_number());
+  app.add_option("--seed", o.seed, "seed of randomised strategies")->check(ktune::cli::unsigned_integer());
   app.add_option("--min-samples", o.rule.min_samples)->capture_default_str();
   app.add_option("--max-samples", o.rule.max_samples)->capture_default_str();
-  app.add_option("--target-rel-ci", o.rule.target_rel_ci, "stop at this relative CI half-width")->capture_default_str();
-  app.add_option("--max-seconds", o.rule.max_seconds, "timing cap per config")->capture_default_str();
-  app.add_option("--abandon-factor", o.rule.abandon_factor, "give up on configs this much slower than the best")->capture_default_str();
+  app.add_option("--target-rel-ci", o.rule.target_rel_ci, "stop at this relative CI half-width")
+      ->capture_default_str()
+      ->check(ktune::cli::positive_number());
+  app.add_option("--max-seconds", o.rule.max_seconds, "timing cap per config")
+      ->capture_default_str()
+      ->check(ktune::cli::positive_number());
+  app.add_option("--abandon-factor", o.rule.abandon_factor, "give up on configs this much slower than the best")
+      ->capture_default_str()
+      ->check(ktune::cli::positive_number());
   app.add_option("--gpus", o.gpus, "GPUs to measure on, one worker each, e.g. --gpus 0,1 (numbered as "
                  "CUDA_VISIBLE_DEVICES leaves them); default: every visible GPU")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->check(ktune::cli::gpu_list());
   app.add_flag("--retune", o.retune, "measure again what the DB has for this GPU and kernel");
   app.add_flag("--require-gpu", o.require_gpu, "fail when no GPU is visible (KTUNE_TUNE=ON)");
   app.add_option("--summary-out", o.summary_out, "write the JSON summary here");
@@ -69,14 +81,14 @@ int main(int argc, char** argv) {
     o.strategy = choice.strategy;
     o.budget.evaluations = choice.evaluations;
     o.budget.seconds = choice.seconds;
-    if (!choice.why.empty()) std::cout << "ktune: " << m.kernel << ": " << choice.why << "\n";
+    if (!choice.why.empty()) std::cout << "ktune: " << m.kernel << ": " << ktune::terminal_text(choice.why, 400) << "\n";
     o.worker_command = {std::filesystem::read_symlink("/proc/self/exe").string(), "--worker"};
     if (o.worker_log.empty()) o.worker_log = (std::filesystem::path(o.manifest).parent_path() / "worker.log").string();
     return ktune::tune(o);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   } catch (const std::exception& e) {
-    std::cerr << "ktune: error: " << e.what() << "\n";
+    std::cerr << "ktune: error: " << ktune::terminal_text(e.what(), 2000) << "\n";
     return 1;
   }
 }
