@@ -69,9 +69,9 @@ const std::string kKey2 = "K=1024,M=1024,N=1024";
 // The tests name configs ("aaaa"); a DB entry's id is the id of its values, so each name
 // stands for the config {"TM": <a number made from the name>} and its real id.
 json values_named(const std::string& name) {
-  int64_t tm = 0;
+  uint64_t tm = 0;  // unsigned: long names wrap instead of overflowing
   for (unsigned char c : name) tm = tm * 131 + c;
-  return {{"TM", tm}};
+  return {{"TM", static_cast<int64_t>(tm % 1000000007)}};
 }
 std::string cid(const std::string& name) { return ktune::config_id_of(values_named(name)); }
 
