@@ -67,6 +67,23 @@ TEST_P(InterruptSignal, RecordsNothingSoTheNextBuildRetries) {
 INSTANTIATE_TEST_SUITE_P(CompileSignals, InterruptSignal, testing::Values(SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGKILL),
                          [](const testing::TestParamInfo<int>& info) { return ktune::signal_name(info.param); });
 
+// A compiler that cannot be started (here: an argument list over the system's limit, as a
+// spec with megabytes of options gives) is a failed compile whose warning says why.
+TEST(CompileSignals, ACompilerThatCannotStartSaysWhy) {
+  ktune::test_support::TempDir tmp;
+  const fs::path dir = tmp.path();
+  ktune::CompileJob job{dir / "records/c.json", dir / "logs/c.log", dir / "cubins/c.cubin", dir / "deps/c.d",
+                        dir / "k.cu", {"true"}};
+  for (int i = 0; i < 64; ++i) job.command.push_back(std::string(128 * 1024 - 1, 'x'));  // 8 MiB
+  testing::internal::CaptureStderr();
+  const ktune::CompileOutcome outcome = ktune::run_compile_job(job);
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(outcome.exit_code, 0) << "a failed compile: the build goes on";
+  EXPECT_EQ(ktune::CompileRecord::read(job.record).status, "compile-failed");
+  EXPECT_NE(err.find("did not compile (cannot run true: Argument list too long)"), std::string::npos) << err;
+  EXPECT_NE(read(job.log).find("Argument list too long"), std::string::npos);
+}
+
 TEST(CompileSignals, SignalNamesAndKinds) {
   EXPECT_EQ(ktune::signal_name(SIGSEGV), "SIGSEGV");
   EXPECT_EQ(ktune::signal_name(64), "signal 64");

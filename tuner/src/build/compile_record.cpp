@@ -257,7 +257,9 @@ CompileOutcome run_compile_job(const CompileJob& job) {
     // early), which Ninja also takes as dirty.
     if (!job.depfile.empty() && !fs::exists(job.depfile)) write_fallback_depfile(job);
     std::cerr << "ktune: warning: " << job.cubin.stem().string() << " did not compile ("
-              << (sig != 0 ? "the compiler died of " + record.signal : "exit code " + std::to_string(record.exit_code))
+              << (err != 0    ? "cannot run " + job.command.front() + ": " + std::strerror(err)
+                  : sig != 0 ? "the compiler died of " + record.signal
+                             : "exit code " + std::to_string(record.exit_code))
               << "); recorded as compile-failed, the build goes on. Log: " << job.log.string() << "\n";
   }
   write_file_atomic(job.record, record.to_json().dump(2) + "\n");
