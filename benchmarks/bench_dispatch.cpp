@@ -57,11 +57,20 @@ int main() {
   d->check(d->cuStreamSynchronize(stream), "first launch");
   const ktune::Choice choice = ktune_sgemm::choice(key);
   const ktune::BakedConfig& bc = ktune_sgemm::baked.configs[choice.config];
+  const ktune::BakedCubin* cubin = nullptr;
+  for (const ktune::BakedCubin& c : bc.cubins)
+    if (c.arch.major == choice.arch.major && c.arch.minor == choice.arch.minor &&
+        c.arch.arch_specific == choice.arch.arch_specific)
+      cubin = &c;
+  if (choice.image != ktune::ImageKind::Cubin || !cubin) {
+    std::printf("bench_dispatch: skipped: the dispatcher chose %s, not a cubin\n", choice.describe().c_str());
+    return 0;
+  }
 
   // The same cubin, loaded and launched by hand.
   CUmodule module;
   t0 = Clock::now();
-  d->check(d->cuModuleLoadData(&module, bc.cubin.data), "load");
+  d->check(d->cuModuleLoadData(&module, cubin->image.data), "load");
   const double load_us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
   CUfunction fn;
   d->check(d->cuModuleGetFunction(&fn, module, ktune_sgemm::baked.entry), "function");

@@ -1,8 +1,9 @@
 // Writes one measurement into a tuning DB, as a tuner on some GPU would have: for tests
 // of the bake step without a GPU.
-// usage: make_db <db file> <manifest> <kernel hash> <GPU name> <sm count> <config id> <ms> [<key>]
+// usage: make_db <db file> <manifest> <kernel hash> <GPU name> <sm count> <config id> <ms> [<key> [<cc>]]
 //   <manifest>: the kernel's manifest.json, which names the kernel and the config's values
 //   <key>: "M=1024 N=512" (default: no key dimensions)
+//   <cc>: the GPU's compute capability, e.g. 8.0 (default: 9.0)
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -17,7 +18,7 @@
 
 int main(int argc, char** argv) {
   if (argc < 8) {
-    std::fprintf(stderr, "usage: %s <db> <manifest> <kernel hash> <GPU> <SMs> <config id> <ms> [<key>]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s <db> <manifest> <kernel hash> <GPU> <SMs> <config id> <ms> [<key> [<cc>]]\n", argv[0]);
     return 2;
   }
   try {
@@ -26,6 +27,8 @@ int main(int argc, char** argv) {
     fp.nvcc_version = "13.0.0";
     fp.gpu.name = argv[4];
     fp.gpu.cc_major = 9;
+    if (argc > 9 && std::sscanf(argv[9], "%d.%d", &fp.gpu.cc_major, &fp.gpu.cc_minor) != 2)
+      throw ktune::Error(std::string("<cc> '") + argv[9] + "' is not like 8.0");
     fp.gpu.sm_count = std::atoi(argv[5]);
     fp.gpu.driver_version = 13000;
     std::map<std::string, int64_t> key;

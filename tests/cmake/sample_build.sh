@@ -91,15 +91,18 @@ launched=$(grep -c -- "-cubin" "$work/launched.txt")
 "$tool" space --json "$kdir/manifest.json" >"$work/space.json"
 grep -q '"valid": 8' "$work/space.json" && grep -q '"product": 12' "$work/space.json" ||
   { cat "$work/space.json"; fail "ktune space on the manifest"; }
-# The architecture comes from CMAKE_CUDA_ARCHITECTURES when the project sets it (the
-# newest entry: a cubin is for one architecture). Configure only, in a second build tree.
+# The architectures come from CMAKE_CUDA_ARCHITECTURES when the project sets it, read as
+# CMake reads it: cubins for the -real entries, PTX for the -virtual one. Configure only, in
+# a second build tree.
 cmake -S "$work/src" -B "$work/arch" -G "$generator" -Dktune_DIR="$root/cmake" \
   -DKTUNE_HOST_TOOL="$tool" "-DCMAKE_CUDA_ARCHITECTURES=80-real;90-virtual" -DKTUNE_EAGER_LIMIT=3 >"$work/arch.log" 2>&1 ||
   { cat "$work/arch.log"; fail "configure with CMAKE_CUDA_ARCHITECTURES"; }
-grep -q "cubins for sm_90 (CMAKE_CUDA_ARCHITECTURES)" "$work/arch.log" ||
+grep -q "cubins for sm_80, PTX compute_90 (CMAKE_CUDA_ARCHITECTURES)" "$work/arch.log" ||
   { cat "$work/arch.log"; fail "arch not taken from CMAKE_CUDA_ARCHITECTURES"; }
 grep -q "compiled on demand (over the eager-build limit of 3)" "$work/arch.log" ||
   { cat "$work/arch.log"; fail "a space over KTUNE_EAGER_LIMIT does not say it is compiled on demand"; }
-grep -rq -- "-arch=sm_90" "$work/arch" --include=build.ninja --include=build.make ||
-  fail "no -arch=sm_90 in the generated build files"
+grep -rq -- "-arch=sm_80" "$work/arch" --include=build.ninja --include=build.make ||
+  fail "no -arch=sm_80 in the generated build files"
+grep -rq -- "-arch=compute_90" "$work/arch" --include=build.ninja --include=build.make ||
+  fail "no -arch=compute_90 (the DEFAULT's PTX) in the generated build files"
 echo "PASS ($generator)"

@@ -549,8 +549,8 @@ TEST(BakePlan, NoDataBakesTheDefaultOnly) {
   const ktune::BakeSources out = ktune::emit_bake(plan, m, cubin_dir, "");
   EXPECT_TRUE(contains(out.header, "struct Config {")) << out.header;
   EXPECT_TRUE(contains(out.source, "\"" + m.default_id + "\"")) << out.source;
-  EXPECT_TRUE(contains(out.source, "cubin_0" + array_text(cubin_bytes(m.default_id)))) << out.source;
-  EXPECT_FALSE(contains(out.source, "cubin_1"));
+  EXPECT_TRUE(contains(out.source, "cubin_0_0" + array_text(cubin_bytes(m.default_id)))) << out.source;
+  EXPECT_FALSE(contains(out.source, "cubin_1_0"));
   EXPECT_FALSE(contains(out.source, "ptx_0"));
   EXPECT_TRUE(contains(out.source, "{gpus, 0}")) << out.source;
   EXPECT_TRUE(contains(out.source, "DEFAULT config only")) << out.source;
@@ -646,11 +646,17 @@ TEST(BakeEmit, ConfigFieldsCubinsAndDefaultPtx) {
   EXPECT_FALSE(contains(out.source, id.c));
   // The DEFAULT first, with its PTX NUL-terminated; the others without PTX.
   EXPECT_TRUE(contains(out.source, "const int64_t values_0[] = {64LL, 64LL};")) << out.source;
-  EXPECT_TRUE(contains(out.source, "{values_0, 2}, {cubin_0, sizeof cubin_0}, {ptx_0, sizeof ptx_0}}")) << out.source;
-  EXPECT_TRUE(contains(out.source, "{values_1, 2}, {cubin_1, sizeof cubin_1}, {}}")) << out.source;
+  EXPECT_TRUE(contains(out.source, "{values_0, 2}, cubins_0, {ptx_0, sizeof ptx_0}}")) << out.source;
+  EXPECT_TRUE(contains(out.source, "{values_1, 2}, cubins_1, {}}")) << out.source;
+  EXPECT_TRUE(contains(out.source, "const ktune::BakedCubin cubins_1[] = {\n  {{9, 0, false}, {cubin_1_0, sizeof cubin_1_0}},\n};"))
+      << out.source;
   EXPECT_TRUE(contains(out.source, "\"sgemm\", \"sgemm_kernel\"")) << out.source;
-  EXPECT_TRUE(contains(out.source, "{9, 0, false}, {9, 0, false}")) << out.source;
-  EXPECT_TRUE(contains(out.source, "\"NVIDIA H200\", 9, 0, 132, ")) << out.source;
+  EXPECT_TRUE(contains(out.source, "const ktune::BakedArch cubin_archs[] = {{9, 0, false}};")) << out.source;
+  EXPECT_TRUE(contains(out.source, "cubin_archs, {9, 0, false},")) << out.source;  // PTX: compute_90
+  EXPECT_TRUE(contains(out.source, "\"NVIDIA H200\", 9, 0, 132, 0ULL, ")) << out.source;
+  EXPECT_EQ(out.sizes.size(), 1u);
+  EXPECT_EQ(out.sizes.at("90").cubins, 3u);
+  EXPECT_EQ(out.ptx_bytes, ptx.size() + 1);
   EXPECT_TRUE(contains(out.source, "{gpus, 1}")) << out.source;
 
   // The whole PTX, byte for byte (it is longer than one line of 24 bytes).
@@ -670,9 +676,20 @@ TEST(BakeEmit, ConfigFieldsCubinsAndDefaultPtx) {
   // An arch-specific target.
   ktune::Manifest specific = m;
   specific.compile.arch = "90a";
-  EXPECT_TRUE(contains(ktune::emit_bake(plan, specific, cubin_dir, "").source, "{9, 0, true}, {9, 0, true}"));
+  ktune::BakePlan specific_plan = plan;
+  for (auto& t : specific_plan.tables) t.arch = "90a";
+  const std::string specific_source = ktune::emit_bake(specific_plan, specific, cubin_dir, ptx).source;
+  EXPECT_TRUE(contains(specific_source, "const ktune::BakedArch cubin_archs[] = {{9, 0, true}};")) << specific_source;
+  EXPECT_TRUE(contains(specific_source, "cubin_archs, {9, 0, true},"));  // its PTX: compute_90a
   specific.compile.arch = "100a";
-  EXPECT_TRUE(contains(ktune::emit_bake(plan, specific, cubin_dir, "").source, "{10, 0, true}"));
+  for (auto& t : specific_plan.tables) t.arch = "100a";
+  EXPECT_TRUE(contains(ktune::emit_bake(specific_plan, specific, cubin_dir, "").source, "{{10, 0, true}, {cubin_0_0"));
+  // Every listed architecture -real: no PTX, whatever file is given.
+  ktune::Manifest no_ptx = m;
+  no_ptx.compile.ptx_arch = "";
+  const std::string no_ptx_source = ktune::emit_bake(plan, no_ptx, cubin_dir, ptx).source;
+  EXPECT_FALSE(contains(no_ptx_source, "ptx_0"));
+  EXPECT_TRUE(contains(no_ptx_source, "cubin_archs, {0, 0, false},"));
 }
 
 TEST(BakeEmit, MissingCubinNamesTheFile) {
@@ -840,7 +857,7 @@ TEST(BakeEmit, NonUtf8BytesAreEscaped) {
   t.common_best = id.b;
   plan.tables.push_back(t);
   const ktune::BakeSources out = ktune::emit_bake(plan, m, cubins(tmp.path(), {id.a, id.b}), "");
-  EXPECT_TRUE(contains(out.source, "\"GPU \\377\\376\\200\\000\\042\", 9, 0, 132, \"/db/\\300\\257\\012.json\""))
+  EXPECT_TRUE(contains(out.source, "\"GPU \\377\\376\\200\\000\\042\", 9, 0, 132, 0ULL, \"/db/\\300\\257\\012.json\""))
       << out.source;
   const Scanned s = scan(out.source);
   EXPECT_EQ(s.problem, "");
@@ -971,4 +988,101 @@ TEST(CppStringLiteral, EverythingButPlainBytesIsAnOctalEscape) {
   EXPECT_EQ(literal.find('?'), std::string::npos);
   EXPECT_EQ(literal.find('\''), std::string::npos);
   EXPECT_EQ(literal.find('*'), std::string::npos);
+}
+
+// ------------------------------------------------------------------ several architectures
+
+namespace {
+
+ktune::Fingerprint fingerprint_cc(const std::string& gpu, int major, int minor, const std::string& hash) {
+  ktune::Fingerprint fp = fingerprint(gpu, 108, hash);
+  fp.gpu.cc_major = major;
+  fp.gpu.cc_minor = minor;
+  return fp;
+}
+
+// sgemm listed for 80 and 90, tuned here for 90; the hash of each architecture differs.
+ktune::Manifest fleet_manifest() {
+  ktune::Manifest m = manifest();
+  m.compile.archs = {"80", "90"};
+  return m;
+}
+
+std::map<std::string, ktune::BakeArch> fleet_archs(const std::set<std::string>& ok80, const std::set<std::string>& ok90) {
+  return {{"80", {"hash-80", [ok80](const std::string& id) { return ok80.count(id) > 0; }}},
+          {"90", {"hash-90", [ok90](const std::string& id) { return ok90.count(id) > 0; }}}};
+}
+
+}  // namespace
+
+TEST(BakePlan, EachTableGoesToTheListedArchitectureItsGpuRuns) {
+  TempDir tmp;
+  const ktune::Manifest m = fleet_manifest();
+  const Ids id = ids(m);
+  const std::string key = key_text(1024, 1024, 1024);
+  record(tmp.path() / "h200.json", fingerprint_cc("NVIDIA H200", 9, 0, "hash-90"), key, id.b, ok(0.5));
+  record(tmp.path() / "a100.json", fingerprint_cc("NVIDIA A100-SXM4-80GB", 8, 0, "hash-80"), key, id.c, ok(0.9));
+  record(tmp.path() / "a10.json", fingerprint_cc("NVIDIA A10", 8, 6, "hash-80"), key, id.d, ok(1.9));
+  // Measured with the sm_90 build's cubins on an A100: not this build's sm_80 code.
+  record(tmp.path() / "a100_stale.json", fingerprint_cc("NVIDIA A100-PCIE-40GB", 8, 0, "hash-90"), key, id.d, ok(1));
+  record(tmp.path() / "t4.json", fingerprint_cc("Tesla T4", 7, 5, "hash-80"), key, id.d, ok(3));
+  record(tmp.path() / "unknown.json", fingerprint_cc("Imported GPU", 0, 0, "hash-80"), key, id.d, ok(3));
+  const std::set<std::string> all{id.a, id.b, id.c, id.d};
+  const ktune::BakePlan plan = ktune::plan_bake_archs(m, fleet_archs(all, all), {tmp.path()});
+  ASSERT_EQ(plan.tables.size(), 3u) << joined(plan.warnings);
+  EXPECT_EQ(table_of(plan, "NVIDIA H200")->arch, "90");
+  EXPECT_EQ(table_of(plan, "NVIDIA A100-SXM4-80GB")->arch, "80");
+  EXPECT_EQ(table_of(plan, "NVIDIA A10")->arch, "80");  // sm_86 runs sm_80 cubins
+  EXPECT_EQ(table_of(plan, "NVIDIA A100-PCIE-40GB"), nullptr);
+  const std::string w = joined(plan.warnings);
+  EXPECT_TRUE(contains(w, "Tesla T4 (" + (tmp.path() / "t4.json").string() + ") is sm_75, which none of the "
+                          "architectures this build lists (80, 90) runs cubins for: no GPU could choose its table")) << w;
+  EXPECT_TRUE(contains(w, "Imported GPU (" + (tmp.path() / "unknown.json").string() +
+                          ") records compute capability 0.0")) << w;
+  EXPECT_TRUE(contains(w, "1 fingerprint(s) of an earlier version")) << w;
+
+  // A winner whose sm_80 cubin did not compile gives way to the next best of that table.
+  record(tmp.path() / "a100.json", fingerprint_cc("NVIDIA A100-SXM4-80GB", 8, 0, "hash-80"), key, id.d, ok(1.2));
+  const ktune::BakePlan without = ktune::plan_bake_archs(m, fleet_archs({id.a, id.b, id.d}, all), {tmp.path()});
+  EXPECT_EQ(table_of(without, "NVIDIA A100-SXM4-80GB")->entries.at(0).config_id, id.d);
+  EXPECT_EQ(table_of(without, "NVIDIA H200")->entries.at(0).config_id, id.b);
+}
+
+TEST(BakeEmit, EachConfigCarriesTheCubinsOfItsTablesArchitectures) {
+  TempDir tmp;
+  ktune::Manifest m = fleet_manifest();
+  m.compile.ptx_arch = "90";
+  const Ids id = ids(m);
+  const std::string key = key_text(1024, 1024, 1024);
+  record(tmp.path() / "dbs" / "h200.json", fingerprint_cc("NVIDIA H200", 9, 0, "hash-90"), key, id.b, ok(0.5));
+  record(tmp.path() / "dbs" / "a100.json", fingerprint_cc("NVIDIA A100-SXM4-80GB", 8, 0, "hash-80"), key, id.c, ok(0.9));
+  const std::set<std::string> all{id.a, id.b, id.c, id.d};
+  const ktune::BakePlan plan = ktune::plan_bake_archs(m, fleet_archs(all, all), {tmp.path() / "dbs"});
+  ASSERT_EQ(plan.tables.size(), 2u);
+  const fs::path kernel = tmp.path() / "kernel";
+  for (const auto& i : {id.a, id.b, id.c}) write(kernel / "cubins" / (i + ".cubin"), cubin_bytes("9:" + i.substr(0, 12)));
+  for (const auto& i : {id.a, id.c}) write(kernel / "sm_80" / "cubins" / (i + ".cubin"), cubin_bytes("8:" + i.substr(0, 12)));
+  const ktune::BakeSources out = ktune::emit_bake(plan, m, kernel / "cubins", ".version 9.0\n");
+  // The DEFAULT for both, the H200's winner for sm_90 only, the A100's for sm_80 only.
+  EXPECT_TRUE(contains(out.source, "const ktune::BakedArch cubin_archs[] = {{8, 0, false}, {9, 0, false}};"));
+  auto cubins_of = [&](const std::string& config) {
+    const std::size_t at = out.source.find("{\"" + config + "\", {values_");
+    const std::size_t index = std::stoul(out.source.substr(out.source.find("cubins_", at) + 7));
+    const std::string name = "cubins_" + std::to_string(index) + "[] = {";
+    const std::size_t from = out.source.find(name);
+    return out.source.substr(from, out.source.find("};", from) - from);
+  };
+  EXPECT_TRUE(contains(cubins_of(id.a), "{8, 0, false}") && contains(cubins_of(id.a), "{9, 0, false}")) << cubins_of(id.a);
+  EXPECT_FALSE(contains(cubins_of(id.b), "{8, 0, false}")) << cubins_of(id.b);
+  EXPECT_TRUE(contains(cubins_of(id.b), "{9, 0, false}")) << cubins_of(id.b);
+  EXPECT_TRUE(contains(cubins_of(id.c), "{8, 0, false}")) << cubins_of(id.c);
+  EXPECT_FALSE(contains(cubins_of(id.c), "{9, 0, false}")) << cubins_of(id.c);
+  EXPECT_TRUE(contains(out.source, array_text(cubin_bytes("8:" + id.c.substr(0, 12)))));
+  EXPECT_FALSE(contains(out.source, array_text(cubin_bytes("9:" + id.c.substr(0, 12)))));
+  EXPECT_EQ(out.sizes.at("80").cubins, 2u);
+  EXPECT_EQ(out.sizes.at("90").cubins, 2u);
+  EXPECT_TRUE(contains(out.size_line(), "sm_80: 2 cubins, 1 KiB; sm_90: 2 cubins, 1 KiB; PTX 1 KiB")) << out.size_line();
+  // A missing sm_80 cubin is named with its path.
+  fs::remove(kernel / "sm_80" / "cubins" / (id.c + ".cubin"));
+  EXPECT_TRUE(contains(emit_error(plan, m, kernel / "cubins"), (kernel / "sm_80" / "cubins" / (id.c + ".cubin")).string()));
 }

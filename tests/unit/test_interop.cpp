@@ -284,15 +284,19 @@ TEST(Interop, MalformedT4GivesClearErrors) {
     EXPECT_EQ(got.rfind("t4.json", 0), 0u) << got;  // names the file
   }
 
-  // Import needs a kernel, a GPU and a well-formed key.
+  // Import needs a kernel, a GPU (a name and a compute capability) and a well-formed key.
   ktune::T4Import who;
   who.gpu.name = "NVIDIA H200";
+  who.gpu.cc_major = 9;
   EXPECT_THROW(ktune::t4_to_db_records(with(good), who, "t4.json"), ktune::Error);
   who.kernel = "k";
   who.key = "M=64,N";
   EXPECT_THROW(ktune::t4_to_db_records(with(good), who, "t4.json"), ktune::Error);
   who.key = "M=64";
   EXPECT_EQ(ktune::t4_to_db_records(with(good), who, "t4.json").size(), 1u);
+  who.gpu.cc_major = 0;
+  EXPECT_THROW(ktune::t4_to_db_records(with(good), who, "t4.json"), ktune::Error);
+  who.gpu.cc_major = 9;
   who.gpu.name.clear();
   EXPECT_THROW(ktune::t4_to_db_records(with(good), who, "t4.json"), ktune::Error);
 }

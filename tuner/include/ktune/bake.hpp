@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -25,6 +26,7 @@ struct BakeEntry {
 
 struct BakeTable {
   GpuIdentity gpu;
+  std::string arch;          // the listed architecture (compile.archs) whose cubins its GPU runs
   std::string source;        // the DB file the table came from
   std::vector<BakeEntry> entries;
   std::string common_best;   // config id best across the keys (geometric mean of slowdowns)
@@ -52,13 +54,37 @@ BakePlan plan_bake_if(const Manifest& m, const std::string& kernel_hash,
                    const std::vector<std::filesystem::path>& db_dirs,
                    const std::function<bool(const std::string& id)>& compiled);
 
+// A build for several architectures (compile.archs): a GPU model's table is kept when one of
+// them runs on it (cuda_arch.hpp's cubin_arch_for) and its fingerprint has the kernel's hash
+// for that architecture; its winners are those whose cubin for it compiled. Tables that no
+// listed architecture serves (or of an unknown compute capability) are warned about: no GPU
+// could choose them.
+struct BakeArch {
+  std::string kernel_hash;                                   // kernel_hash(manifest, arch)
+  std::function<bool(const std::string& id)> compiled;       // its cubin for this arch is ok
+};
+BakePlan plan_bake_archs(const Manifest& m, const std::map<std::string, BakeArch>& archs,
+                         const std::vector<std::filesystem::path>& db_dirs);
+
+// What a bake embeds, per architecture: how many cubins and their bytes.
+struct BakeSize {
+  std::size_t cubins = 0, bytes = 0;
+};
+
 struct BakeSources {
   std::string header;  // ktune_<kernel>.hpp: Config and Key structs, dispatcher()
   std::string source;  // ktune_<kernel>_baked.cpp: the data
+  std::map<std::string, BakeSize> sizes;  // per architecture (compile.archs entry)
+  std::size_t ptx_bytes = 0;
+  // "sm_80: 2 cubins, 41 KiB; sm_90: 3 cubins, 77 KiB; PTX 12 KiB": for the bake line.
+  std::string size_line() const;
 };
 
-// `cubin_dir`: where <id>.cubin files are; `default_ptx`: the DEFAULT config's PTX text
-// (may be empty). Throws Error naming the value when a name is not a C++ identifier.
+// Each embedded config carries a cubin for every architecture whose table chooses it, the
+// DEFAULT one for every listed architecture. `cubin_dir`: where the <id>.cubin files of
+// compile.arch are; those of another listed architecture A are in <cubin_dir>/../sm_A/cubins
+// (arch_kernel_dir). `default_ptx`: the DEFAULT config's PTX text for compile.ptx_target() (may
+// be empty). Throws Error naming the value when a name is not a C++ identifier.
 BakeSources emit_bake(const BakePlan& plan, const Manifest& m,
                       const std::filesystem::path& cubin_dir, const std::string& default_ptx);
 

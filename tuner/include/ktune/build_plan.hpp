@@ -37,6 +37,7 @@ struct PlanRequest {
   // Spaces with more valid configs are compiled on demand (Manifest::on_demand).
   uint64_t eager_limit = std::numeric_limits<uint64_t>::max();
   CompileSettings compile;
+  std::optional<std::string> ptx_arch;  // "": no PTX; unset: compile.arch
 };
 
 struct Plan {

@@ -18,6 +18,7 @@ namespace ktune {
 #define KTUNE_DRIVER_FUNCTIONS(X)                                                            \
   X(cuInit, 2000) X(cuDriverGetVersion, 2020) X(cuDeviceGet, 2000)                           \
   X(cuDeviceGetCount, 2000) X(cuDeviceGetName, 2000) X(cuDeviceGetAttribute, 2000)           \
+  X(cuDeviceTotalMem, 3020)                                                                  \
   X(cuDevicePrimaryCtxRetain, 7000) X(cuDevicePrimaryCtxRelease, 11000)                      \
   X(cuCtxSetCurrent, 4000) X(cuCtxSynchronize, 2000) X(cuGetErrorName, 6000)                 \
   X(cuGetErrorString, 6000) X(cuModuleLoadData, 2000) X(cuModuleUnload, 2000)                \

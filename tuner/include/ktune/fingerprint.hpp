@@ -16,6 +16,8 @@ struct GpuIdentity {
   int sm_count = 0;
   int driver_version = 0;      // cuDriverGetVersion, e.g. 13000
   uint64_t l2_bytes = 0;       // not part of the fingerprint: used to size the L2 flush
+  uint64_t memory_bytes = 0;   // not part of the fingerprint; 0: not known. Run-time choice
+                               // prefers, among models of one architecture, the most alike
 
   nlohmann::json to_json() const;
   static GpuIdentity from_json(const nlohmann::json& j);
@@ -42,6 +44,9 @@ struct Fingerprint {
 // deps/<id>.d under `kernel_dir`), plus the compile flags and the parameter list from
 // the manifest. Throws Error naming the file that cannot be read.
 std::string kernel_hash(const std::string& manifest_path);
+// The same for the kernel compiled for `arch` (one of its listed architectures): what a GPU
+// of that architecture measured. kernel_hash(path) is the hash for compile.arch.
+std::string kernel_hash(const std::string& manifest_path, const std::string& arch);
 
 // Every file the kernel's built configs were compiled from (source, headers), as their
 // depfiles in <kernel_dir>/deps list them.

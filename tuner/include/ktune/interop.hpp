@@ -81,25 +81,66 @@ nlohmann::ordered_json to_kernel_tuner_cache(const InteropData& data,
 // "correctness": 1 for ok, else 0}]}.
 nlohmann::ordered_json to_t4_results(const InteropData& data, const std::string& timestamp = "");
 
+// Where a fact of an imported GPU's identity came from.
+enum class GpuFactSource { Unknown, Option, Metadata, KnownGpus };
+// "unknown", "option", "metadata", "known-gpus": the names `ktune import --json` prints.
+const char* gpu_fact_source_name(GpuFactSource s);
+
+// The GPU that measured imported results, each fact with its source. T4 results carry no
+// ktune fingerprint, yet a table is chosen at run time by compute capability: the facts are
+// gathered in order, each step filling only what is still unknown (0 or empty):
+// imported_gpu_from_options, fill_from_t4_metadata, fill_from_known_gpus.
+struct ImportedGpu {
+  GpuIdentity gpu;
+  GpuFactSource name = GpuFactSource::Unknown;
+  GpuFactSource compute_capability = GpuFactSource::Unknown;
+  GpuFactSource sm_count = GpuFactSource::Unknown;
+  GpuFactSource memory = GpuFactSource::Unknown;
+};
+
+// What the command line gave: a non-empty name, cc_major > 0, sm_count > 0, memory_bytes > 0.
+ImportedGpu imported_gpu_from_options(const GpuIdentity& given);
+
+// The facts still unknown that the metadata in a T4 results document, or in a T4 metadata
+// document, gives. Read from, the first place that gives a fact winning:
+//  - Kernel Tuner's environment (the `env` tune_kernel returns) at the top level or under
+//    "environment", "metadata" or "metadata.environment": "device_name",
+//    "compute_capability" ("90" as Kernel Tuner writes it, "9.0", 90 or [9, 0]) and
+//    "device_properties" ("multiProcessorCount" or "MULTIPROCESSOR_COUNT", "totalGlobalMem");
+//  - T4 metadata as Kernel Tuner writes it: metadata.environment.device_query."nvidia-smi".
+//    nvidia_smi_log.gpu, one GPU or a list of them (used when they are one model):
+//    "product_name" and "fb_memory_usage": {"total": "81559 MiB"}.
+// A fact given malformed is an Error naming `origin` and the field.
+void fill_from_t4_metadata(ImportedGpu& gpu, const nlohmann::ordered_json& doc,
+                           const std::string& origin);
+
+// Compute capability and SM count from the known-GPU table (ktune/known_gpus.hpp), when the
+// name is in it and the compute capability already known, if any, is the table's: a name
+// the table knows on a GPU of another compute capability is another GPU.
+void fill_from_known_gpus(ImportedGpu& gpu);
+
 // Who measured the T4 results: T4 has no ktune fingerprint, so the importer names it.
 struct T4Import {
   std::string kernel;                      // required for DB records
   std::string key;                         // "M=64,N=64" or empty (a kernel without key)
-  GpuIdentity gpu;                         // name required; the rest may stay 0
+  GpuIdentity gpu;                         // name and compute capability required (ImportedGpu)
   std::string kernel_hash = "t4-import";   // the fingerprint's kernel version
   std::string nvcc_version = "unknown";
 };
 
 // A T4 results file (JSON, or gzipped JSON) parsed, keeping the order of its members.
-// Throws Error naming the file when it cannot be read or is not JSON.
-nlohmann::ordered_json read_t4_file(const std::filesystem::path& path);
+// Throws Error naming the file when it cannot be read or is not JSON (and saying it was
+// to be `expected`: a T4 metadata file is read here too).
+nlohmann::ordered_json read_t4_file(const std::filesystem::path& path,
+                                    const std::string& expected = "T4 results");
 
 // One DbRecord per result: config id from the configuration, values as given, status from
 // "invalidity", time from the "time" measurement (converted from its unit to ms; an array
 // of values gives the samples), or else the median of "times.runtimes"; samples from
 // "times.runtimes" when it holds numbers. Throws Error naming `origin` and the field for
-// anything malformed, for a configuration value that is not an integer, and for two
-// results of one configuration.
+// anything malformed, for a configuration value that is not an integer, for two results of
+// one configuration, and for a GPU without a name or compute capability (no GPU could
+// choose their table).
 std::vector<DbRecord> t4_to_db_records(const nlohmann::ordered_json& doc, const T4Import& who,
                                        const std::string& origin);
 

@@ -25,10 +25,15 @@ namespace ktune {
 
 struct CompileSettings {
   std::string nvcc;
-  std::string arch;                       // e.g. "90" or "90a": cubins are for sm_<arch>
+  std::string arch;                       // e.g. "90" or "90a": the cubins compiled and tuned
+                                          // here are for sm_<arch> (one of `archs`)
   std::vector<std::string> flags;
   std::vector<std::string> include_dirs;
   std::vector<std::string> launcher;      // CMAKE_CUDA_COMPILER_LAUNCHER, e.g. ccache; not hashed
+  std::vector<std::string> archs;         // every real architecture the bake embeds cubins for
+  std::optional<std::string> ptx_arch;    // the DEFAULT's PTX: for compute_<ptx_arch>; "": no PTX
+                                          // (every listed architecture -real); unset: `arch`
+  std::string ptx_target() const { return ptx_arch ? *ptx_arch : arch; }  // "": no PTX
 };
 
 struct ManifestConfig {
@@ -150,5 +155,13 @@ bool write_file_if_changed(const std::filesystem::path& path, const std::string&
 // Replaces `path` with `text` the same way, whether or not it changed: for build outputs,
 // which must end up newer than their inputs.
 void write_file_atomic(const std::filesystem::path& path, const std::string& text);
+
+// Where a kernel's files for one of its listed architectures are: `kernel_dir` itself for
+// compile.arch (what the build compiles and tunes), <kernel_dir>/sm_<arch> for the others
+// (compiled by the bake: the DEFAULT and the winners of that architecture's tables).
+std::filesystem::path arch_kernel_dir(const Manifest& m, const std::filesystem::path& kernel_dir,
+                                      const std::string& arch);
+// `m` compiling for `arch` instead of compile.arch (one of compile.archs).
+Manifest for_arch(const Manifest& m, const std::string& arch);
 
 }  // namespace ktune

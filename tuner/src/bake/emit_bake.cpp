@@ -2,11 +2,14 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <algorithm>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "ktune/bake.hpp"
 #include "ktune/baked_names.hpp"
+#include "ktune/cuda_arch.hpp"
 #include "ktune/error.hpp"
 
 namespace ktune {
@@ -63,17 +66,19 @@ std::string int_list(const std::vector<int64_t>& v) {
   return s;
 }
 
-std::string parse_arch(const std::string& arch, int& major, int& minor, bool& specific) {
-  std::string digits = arch;
-  specific = !digits.empty() && (digits.back() == 'a' || digits.back() == 'f');
-  if (specific) digits.pop_back();
-  if (digits.size() < 2 || digits.size() > 3 || digits.find_first_not_of("0123456789") != std::string::npos)
+BakedArch parsed_arch(const std::string& arch) {
+  const auto a = parse_cuda_arch(arch);
+  if (!a)
     throw Error("ktune bake: the manifest's architecture " + cpp_string_literal(arch.substr(0, 40)) +
                 " is not like 90 or 90a");
-  major = std::stoi(digits.substr(0, digits.size() - 1));
-  minor = digits.back() - '0';
-  return digits;
+  return *a;
 }
+
+std::string arch_literal(const BakedArch& a) {
+  return "{" + std::to_string(a.major) + ", " + std::to_string(a.minor) + ", " + (a.arch_specific ? "true" : "false") + "}";
+}
+
+std::string kib(std::size_t bytes) { return std::to_string((bytes + 1023) / 1024) + " KiB"; }
 
 }  // namespace
 
@@ -94,7 +99,9 @@ std::string cpp_string_literal(const std::string& s) {
 }
 
 BakeSources emit_bake(const BakePlan& plan, const Manifest& m, const fs::path& cubin_dir,
-                      const std::string& default_ptx) {
+                      const std::string& default_ptx_text) {
+  // Every listed architecture "-real": the build asked for no PTX.
+  const std::string default_ptx = m.compile.ptx_target().empty() ? std::string() : default_ptx_text;
   require_identifier(m.kernel, "the kernel name");
   require_identifier(m.entry, "the kernel entry");
   std::vector<std::string> params;
@@ -107,23 +114,38 @@ BakeSources emit_bake(const BakePlan& plan, const Manifest& m, const fs::path& c
     params.push_back(p.name);
   }
   for (const auto& d : plan.key_dims) require_bakeable(d, "key dimension", true);
-  int cubin_major = 0, cubin_minor = 0;
-  bool specific = false;
-  parse_arch(m.compile.arch, cubin_major, cubin_minor, specific);
+  std::vector<std::string> arch_names = m.compile.archs;
+  if (std::find(arch_names.begin(), arch_names.end(), m.compile.arch) == arch_names.end())
+    arch_names.insert(arch_names.begin(), m.compile.arch);
+  std::map<std::string, BakedArch> archs;
+  for (const auto& a : arch_names) archs[a] = parsed_arch(a);
+  const BakedArch ptx_arch = m.compile.ptx_target().empty() ? BakedArch{} : parsed_arch(m.compile.ptx_target());
 
-  // The configs to embed: the DEFAULT, every table's winners and common best.
+  // The configs to embed, each with the architectures it is embedded for: the DEFAULT for
+  // every listed one, each table's winners and common best for the table's.
   std::vector<std::string> order{m.default_id};
   std::map<std::string, int> index{{m.default_id, 0}};
-  auto add = [&](const std::string& id) {
+  std::vector<std::set<std::string>> config_archs{std::set<std::string>(arch_names.begin(), arch_names.end())};
+  auto add = [&](const std::string& id, const std::string& arch) {
     if (!is_config_id(id) || !m.configs.find_id(id))
       throw Error("ktune bake: config id " + cpp_string_literal(id.substr(0, 40)) + " is not in the manifest");
-    if (index.emplace(id, static_cast<int>(order.size())).second) order.push_back(id);
-    return index.at(id);
+    if (index.emplace(id, static_cast<int>(order.size())).second) {
+      order.push_back(id);
+      config_archs.emplace_back();
+    }
+    const int i = index.at(id);
+    if (!arch.empty()) {
+      if (!archs.count(arch))
+        throw Error("ktune bake: a table of architecture " + cpp_string_literal(arch.substr(0, 40)) +
+                    ", which the manifest does not list");
+      config_archs[static_cast<std::size_t>(i)].insert(arch);
+    }
+    return i;
   };
   if (!m.configs.find_id(m.default_id)) throw Error("ktune bake: the manifest's DEFAULT config is not among its configs");
   for (const auto& t : plan.tables) {
-    for (const auto& e : t.entries) add(e.config_id);
-    if (!t.common_best.empty()) add(t.common_best);
+    for (const auto& e : t.entries) add(e.config_id, t.arch.empty() ? m.compile.arch : t.arch);
+    if (!t.common_best.empty()) add(t.common_best, t.arch.empty() ? m.compile.arch : t.arch);
   }
 
   const std::string ns = "ktune_" + m.kernel;
@@ -157,18 +179,42 @@ BakeSources emit_bake(const BakePlan& plan, const Manifest& m, const fs::path& c
   for (std::size_t i = 0; i < plan.key_dims.size(); ++i) s << (i ? ", " : "") << cpp_string_literal(plan.key_dims[i]);
   s << (plan.key_dims.empty() ? "nullptr" : "") << "};\n\n";
 
+  BakeSources out;
+  const fs::path kernel_dir = cubin_dir.parent_path();
   for (std::size_t i = 0; i < order.size(); ++i) {
     const ManifestConfig c = m.configs[*m.configs.find_id(order[i])];
     s << "const int64_t values_" << i << "[] = {" << int_list(c.values) << (c.values.empty() ? "0" : "") << "};\n";
-    write_bytes(s, "cubin_" + std::to_string(i), read_cubin(cubin_dir / (c.id + ".cubin")), false);
-    if (i == 0 && !default_ptx.empty()) write_bytes(s, "ptx_0", default_ptx, true);
+    std::size_t n = 0;
+    for (const auto& a : arch_names) {
+      if (!config_archs[i].count(a)) continue;
+      const fs::path dir = a == m.compile.arch ? cubin_dir : arch_kernel_dir(m, kernel_dir, a) / "cubins";
+      const std::string bytes = read_cubin(dir / (c.id + ".cubin"));
+      write_bytes(s, "cubin_" + std::to_string(i) + "_" + std::to_string(n++), bytes, false);
+      out.sizes[a].cubins += 1;
+      out.sizes[a].bytes += bytes.size();
+    }
+    s << "const ktune::BakedCubin cubins_" << i << "[] = {\n";
+    n = 0;
+    for (const auto& a : arch_names) {
+      if (!config_archs[i].count(a)) continue;
+      const std::string name = "cubin_" + std::to_string(i) + "_" + std::to_string(n++);
+      s << "  {" << arch_literal(archs.at(a)) << ", {" << name << ", sizeof " << name << "}},\n";
+    }
+    s << "};\n";
+    if (i == 0 && !default_ptx.empty()) {
+      write_bytes(s, "ptx_0", default_ptx, true);
+      out.ptx_bytes = default_ptx.size() + 1;
+    }
   }
   s << "\nconst ktune::BakedConfig configs[] = {\n";
   for (std::size_t i = 0; i < order.size(); ++i) {
     const ManifestConfig c = m.configs[*m.configs.find_id(order[i])];
-    s << "  {" << cpp_string_literal(c.id) << ", {values_" << i << ", " << c.values.size() << "}, {cubin_" << i
-      << ", sizeof cubin_" << i << "}, " << (i == 0 && !default_ptx.empty() ? "{ptx_0, sizeof ptx_0}" : "{}") << "},\n";
+    s << "  {" << cpp_string_literal(c.id) << ", {values_" << i << ", " << c.values.size() << "}, cubins_" << i
+      << ", " << (i == 0 && !default_ptx.empty() ? "{ptx_0, sizeof ptx_0}" : "{}") << "},\n";
   }
+  s << "};\n";
+  s << "const ktune::BakedArch cubin_archs[] = {";
+  for (std::size_t a = 0; a < arch_names.size(); ++a) s << (a ? ", " : "") << arch_literal(archs.at(arch_names[a]));
   s << "};\n\n";
   for (std::size_t g = 0; g < plan.tables.size(); ++g) {
     const BakeTable& t = plan.tables[g];
@@ -181,7 +227,7 @@ BakeSources emit_bake(const BakePlan& plan, const Manifest& m, const fs::path& c
       char num[40];
       std::snprintf(num, sizeof num, "%.9g", ms);
       const std::string key = t.entries[e].key.empty() ? "{}" : "key_" + std::to_string(g) + "_" + std::to_string(e);
-      s << "  {" << key << ", " << add(t.entries[e].config_id) << ", " << num << "},\n";
+      s << "  {" << key << ", " << index.at(t.entries[e].config_id) << ", " << num << "},\n";
     }
     s << "};\n";
   }
@@ -190,10 +236,10 @@ BakeSources emit_bake(const BakePlan& plan, const Manifest& m, const fs::path& c
     const BakeTable& t = plan.tables[g];
     auto small = [](int v) { return v >= 0 && v < 100000 ? v : 0; };
     s << "  {" << cpp_string_literal(t.gpu.name) << ", " << small(t.gpu.cc_major) << ", " << small(t.gpu.cc_minor)
-      << ", " << small(t.gpu.sm_count) << ", " << cpp_string_literal(t.source) << ", entries_" << g << ", "
-      << (t.common_best.empty() ? 0 : add(t.common_best)) << "},\n";
+      << ", " << small(t.gpu.sm_count) << ", " << t.gpu.memory_bytes << "ULL, " << cpp_string_literal(t.source)
+      << ", entries_" << g << ", " << (t.common_best.empty() ? 0 : index.at(t.common_best)) << "},\n";
   }
-  s << (plan.tables.empty() ? "  {\"\", 0, 0, 0, \"\", {}, 0},\n" : "") << "};\n";
+  s << (plan.tables.empty() ? "  {\"\", 0, 0, 0, 0, \"\", {}, 0},\n" : "") << "};\n";
   std::vector<int64_t> declared;
   for (const auto& key : m.keys)
     for (const auto& [name, value] : key) declared.push_back(value);
@@ -201,13 +247,24 @@ BakeSources emit_bake(const BakePlan& plan, const Manifest& m, const fs::path& c
     << "}  // namespace\n\n";
   s << "extern const ktune::BakedKernel baked = {\n  " << cpp_string_literal(m.kernel) << ", "
     << cpp_string_literal(m.entry) << ",\n  {parameters, " << params.size() << "}, {key_dims, "
-    << plan.key_dims.size() << "},\n  configs, {gpus, " << plan.tables.size() << "}, 0,\n  {" << cubin_major
-    << ", " << cubin_minor << ", " << (specific ? "true" : "false") << "}, {" << cubin_major << ", " << cubin_minor
-    << ", " << (specific ? "true" : "false") << "},\n  " << cpp_string_literal(plan.note) << ",\n  {declared_keys, "
+    << plan.key_dims.size() << "},\n  configs, {gpus, " << plan.tables.size() << "}, 0,\n  cubin_archs, "
+    << arch_literal(default_ptx.empty() ? BakedArch{} : ptx_arch) << ",\n  " << cpp_string_literal(plan.note)
+    << ",\n  {declared_keys, "
     << declared.size() << "}};\n\n"
     << "ktune::Dispatcher& dispatcher() {\n  static ktune::Dispatcher d(baked);\n  return d;\n}\n\n}  // namespace "
     << ns << "\n";
-  return {h.str(), s.str()};
+  out.header = h.str();
+  out.source = s.str();
+  return out;
+}
+
+std::string BakeSources::size_line() const {
+  std::string line;
+  for (const auto& [arch, size] : sizes)
+    line += (line.empty() ? "" : "; ") + std::string("sm_") + arch + ": " + std::to_string(size.cubins) +
+            (size.cubins == 1 ? " cubin, " : " cubins, ") + kib(size.bytes);
+  if (ptx_bytes) line += (line.empty() ? "" : "; ") + std::string("PTX ") + kib(ptx_bytes);
+  return line;
 }
 
 }  // namespace ktune

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ktune/bake.hpp"
+#include "ktune/cuda_arch.hpp"
 #include "ktune/db.hpp"
 #include "ktune/error.hpp"
 #include "ktune/measurement.hpp"
@@ -53,6 +54,7 @@ struct Candidate {
   const json* keys;
   std::string file;
   std::size_t ok = 0;
+  std::string arch;  // the listed architecture whose cubins its GPU runs
 };
 
 // Whether an entry's values are a config of the manifest's space. Db checked that the id
@@ -73,6 +75,7 @@ BakeTable make_table(const Candidate& c, const BakePlan& plan, const Manifest& m
                      const std::function<bool(const std::string&)>& compiled, std::vector<std::string>& warnings) {
   BakeTable t;
   t.gpu = c.fp.gpu;
+  t.arch = c.arch;
   t.source = c.file;
   std::map<std::string, std::vector<double>> ratios;  // config -> time / key's best, per key
   std::size_t bad_keys = 0, outside = 0;
@@ -130,7 +133,7 @@ json BakePlan::to_json() const {
   for (const auto& t : tables) {
     json entries = json::array();
     for (const auto& e : t.entries) entries.push_back({{"key", e.key}, {"config", e.config_id}, {"best_ms", e.best_ms}});
-    tables_json.push_back({{"gpu", t.gpu.to_json()}, {"source", t.source}, {"common_best", t.common_best},
+    tables_json.push_back({{"gpu", t.gpu.to_json()}, {"arch", t.arch}, {"source", t.source}, {"common_best", t.common_best},
                            {"entries", entries}});
   }
   return {{"kernel", kernel}, {"key_dims", key_dims}, {"tables", tables_json}, {"warnings", warnings}, {"note", note}};
@@ -143,10 +146,37 @@ BakePlan plan_bake(const Manifest& m, const std::string& kernel_hash, const std:
 
 BakePlan plan_bake_if(const Manifest& m, const std::string& kernel_hash, const std::vector<fs::path>& db_dirs,
                    const std::function<bool(const std::string&)>& compiled) {
+  std::map<std::string, BakeArch> archs;
+  for (const auto& a : m.compile.archs) archs[a] = {kernel_hash, compiled};
+  archs[m.compile.arch] = {kernel_hash, compiled};
+  return plan_bake_archs(m, archs, db_dirs);
+}
+
+BakePlan plan_bake_archs(const Manifest& m, const std::map<std::string, BakeArch>& archs,
+                         const std::vector<fs::path>& db_dirs) {
   BakePlan plan;
   plan.kernel = m.kernel;
   if (!m.keys.empty())
     for (const auto& [name, value] : m.keys.front()) plan.key_dims.push_back(name);
+  std::vector<BakedArch> listed;
+  std::vector<std::string> listed_text;
+  for (const auto& [text, view] : archs)
+    if (auto a = parse_cuda_arch(text)) {
+      listed.push_back(*a);
+      listed_text.push_back(text);
+    }
+  // The listed architecture a GPU of this compute capability runs the cubins of.
+  auto arch_of = [&](const GpuIdentity& g) -> const std::string* {
+    const auto a = cubin_arch_for(listed, g.cc_major, g.cc_minor);
+    if (!a) return nullptr;
+    for (std::size_t i = 0; i < listed.size(); ++i)
+      if (listed[i].major == a->major && listed[i].minor == a->minor && listed[i].arch_specific == a->arch_specific)
+        return &listed_text[i];
+    return nullptr;
+  };
+  std::string names;
+  for (const auto& t : listed_text) names += (names.empty() ? "" : ", ") + t;
+  std::map<std::string, std::string> unserved;  // GPU model -> why no GPU could choose its table
 
   std::set<std::string> taken;  // GPU models already given a table by an earlier directory
   std::size_t stale = 0;
@@ -175,11 +205,27 @@ BakePlan plan_bake_if(const Manifest& m, const std::string& kernel_hash, const s
       documents.push_back(std::move(loaded.document));
       for (const auto& [digest, slot] : documents.back()["fingerprints"].items()) {
         Candidate c{Fingerprint::from_json(slot.at("fingerprint")), &slot.at("keys"), file.string()};
-        if (c.fp.kernel_hash != kernel_hash) {
+        const std::string slug = c.fp.gpu.model_slug();
+        const std::string* arch = arch_of(c.fp.gpu);
+        if (!arch) {
+          const GpuIdentity& g = c.fp.gpu;
+          const std::string where = g.name + " (" + file.string() + ")";
+          unserved.emplace(slug, g.cc_major <= 0
+              ? where + " records compute capability " + std::to_string(g.cc_major) + "." + std::to_string(g.cc_minor) +
+                    " (an import that did not know the GPU): no GPU could ever choose its table, so it is left out; "
+                    "import it again naming the GPU's compute capability (ktune import --cc)"
+              : where + " is sm_" + std::to_string(g.cc_major) + std::to_string(g.cc_minor) +
+                    ", which none of the architectures this build lists (" + names +
+                    ") runs cubins for: no GPU could choose its table, so it is left out; add " +
+                    std::to_string(g.cc_major) + std::to_string(g.cc_minor) +
+                    " to CMAKE_CUDA_ARCHITECTURES (or KTUNE_CUDA_ARCH) to bake it");
+          continue;
+        }
+        if (c.fp.kernel_hash != archs.at(*arch).kernel_hash) {
           ++stale;
           continue;
         }
-        const std::string slug = c.fp.gpu.model_slug();
+        c.arch = *arch;
         if (taken.count(slug)) continue;
         for (const auto& [key, configs] : c.keys->items())
           for (const auto& [id, rec] : configs.items())
@@ -189,12 +235,14 @@ BakePlan plan_bake_if(const Manifest& m, const std::string& kernel_hash, const s
       }
     }
     for (const auto& [slug, c] : best) {
-      BakeTable t = make_table(c, plan, m, compiled, plan.warnings);
+      BakeTable t = make_table(c, plan, m, archs.at(c.arch).compiled, plan.warnings);
       if (t.entries.empty()) continue;  // nothing usable here: a later directory may have it
       taken.insert(slug);
       plan.tables.push_back(std::move(t));
     }
   }
+  for (const auto& [slug, why] : unserved)
+    if (!taken.count(slug)) plan.warnings.push_back(why);
   if (stale)
     plan.warnings.push_back(std::to_string(stale) + " fingerprint(s) of an earlier version of the kernel "
                             "(source, headers, flags or space changed) were not used");

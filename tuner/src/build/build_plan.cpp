@@ -6,6 +6,7 @@
 #include "ktune/config_id.hpp"
 #include "ktune/nvcc_flags.hpp"
 #include "ktune/parameter.hpp"
+#include "ktune/cuda_arch.hpp"
 #include "ktune/search_choice.hpp"
 #include "ktune/text.hpp"
 
@@ -92,6 +93,17 @@ Plan make_plan(const PlanRequest& r) {
   if (!is_c_identifier(m.entry))
     throw Error("ENTRY: '" + m.entry + "' is not a C identifier; name the kernel's extern \"C\" function");
   m.compile = r.compile;
+  // One architecture unless told more: the list is compile.arch alone, its PTX for it too.
+  if (m.compile.archs.empty()) m.compile.archs = {m.compile.arch};
+  if (std::find(m.compile.archs.begin(), m.compile.archs.end(), m.compile.arch) == m.compile.archs.end())
+    throw Error("--arch " + m.compile.arch + " is not among --archs; the architecture tuned is one of those baked");
+  for (const auto& a : m.compile.archs)
+    if (!parse_cuda_arch(a)) throw Error("--archs: '" + terminal_text(a, 40) + "' is not a CUDA architecture like 90 or 90a");
+  if (!parse_cuda_arch(m.compile.arch))
+    throw Error("--arch: '" + terminal_text(m.compile.arch, 40) + "' is not a CUDA architecture like 90 or 90a");
+  m.compile.ptx_arch = r.ptx_arch;
+  if (!m.compile.ptx_target().empty() && !parse_cuda_arch(m.compile.ptx_target()))
+    throw Error("--ptx-arch: '" + terminal_text(m.compile.ptx_target(), 40) + "' is not a CUDA architecture like 90 or 90a");
   m.spec.name = r.kernel;
   Space space = build_space(r, m.spec.parameters);
   for (const auto& p : m.spec.parameters)
@@ -290,7 +302,8 @@ std::vector<std::string> default_ptx_command(const Manifest& m, const fs::path& 
   // PTX for the virtual architecture: "90" -> compute_90; "90a" keeps its suffix, whose
   // features the kernel may use.
   const std::string ptx = (dir / "default.ptx").string(), depfile = (dir / "deps" / "default_ptx.d").string();
-  std::vector<std::string> out = nvcc_prefix(m, "-ptx", "-arch=compute_" + m.compile.arch);
+  const std::string arch = m.compile.ptx_target().empty() ? m.compile.arch : m.compile.ptx_target();
+  std::vector<std::string> out = nvcc_prefix(m, "-ptx", "-arch=compute_" + arch);
   for (auto& a : config_flags(m, default_config(m))) out.push_back(std::move(a));
   for (const auto& a : {std::string("-MD"), std::string("-MF"), depfile, std::string("-MT"), ptx,
                         std::string("-o"), ptx, m.source})

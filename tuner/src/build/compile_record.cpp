@@ -190,7 +190,7 @@ void write_fallback_depfile(const CompileJob& job) {
 
 CompileOutcome run_compile_job(const CompileJob& job) {
   namespace fs = std::filesystem;
-  for (const auto& path : {job.record, job.log, job.cubin})
+  for (const auto& path : {job.record, job.log, job.cubin, job.depfile})
     if (path.has_parent_path()) fs::create_directories(path.parent_path());
   // A stale cubin must not outlive a failed recompile.
   std::error_code ignored;

@@ -1,5 +1,7 @@
 #include "ktune/manifest.hpp"
 
+#include "ktune/cuda_arch.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -102,6 +104,8 @@ json Manifest::to_json() const {
   doc["entry"] = entry;
   doc["compile"] = {{"nvcc", compile.nvcc},
                     {"arch", compile.arch},
+                    {"archs", compile.archs.empty() ? std::vector<std::string>{compile.arch} : compile.archs},
+                    {"ptx_arch", compile.ptx_target()},
                     {"flags", compile.flags},
                     {"include_dirs", compile.include_dirs},
                     {"launcher", compile.launcher}};
@@ -159,6 +163,18 @@ Manifest Manifest::from_json(const json& doc, const std::string& origin) {
   const json& compile = member(doc, "compile", origin, "the manifest");
   m.compile.nvcc = text(member(compile, "nvcc", origin, "compile"), origin, "compile.nvcc");
   m.compile.arch = text(member(compile, "arch", origin, "compile"), origin, "compile.arch");
+  // A manifest of one architecture may leave out the list and the PTX's: both are `arch`.
+  m.compile.archs = compile.contains("archs") ? texts(compile["archs"], origin, "compile.archs")
+                                              : std::vector<std::string>{m.compile.arch};
+  if (compile.contains("ptx_arch")) m.compile.ptx_arch = text(compile["ptx_arch"], origin, "compile.ptx_arch");
+  for (const auto& a : m.compile.archs)
+    if (!parse_cuda_arch(a))
+      throw Error(origin + ": compile.archs holds " + shown(a) + ", not a CUDA architecture like 90 or 90a");
+  if (std::find(m.compile.archs.begin(), m.compile.archs.end(), m.compile.arch) == m.compile.archs.end())
+    throw Error(origin + ": compile.arch " + shown(m.compile.arch) + " is not among compile.archs; "
+                "reconfigure the build to regenerate the manifest");
+  if (!m.compile.ptx_target().empty() && !parse_cuda_arch(m.compile.ptx_target()))
+    throw Error(origin + ": compile.ptx_arch " + shown(m.compile.ptx_target()) + " is not a CUDA architecture");
   m.compile.flags = texts(member(compile, "flags", origin, "compile"), origin, "compile.flags");
   m.compile.include_dirs =
       texts(member(compile, "include_dirs", origin, "compile"), origin, "compile.include_dirs");
@@ -406,6 +422,17 @@ void write_file_atomic(const std::filesystem::path& path, const std::string& tex
   fd = -1;
   if (rc != 0) fail("closing " + tmp.string(), errno);
   if (::rename(tmp.c_str(), path.c_str()) != 0) fail("renaming " + tmp.string(), errno);
+}
+
+std::filesystem::path arch_kernel_dir(const Manifest& m, const std::filesystem::path& kernel_dir,
+                                      const std::string& arch) {
+  return arch == m.compile.arch ? kernel_dir : kernel_dir / ("sm_" + arch);
+}
+
+Manifest for_arch(const Manifest& m, const std::string& arch) {
+  Manifest out = m;
+  out.compile.arch = arch;
+  return out;
 }
 
 }  // namespace ktune

@@ -4,7 +4,9 @@
 // DEFAULT only; with --json, the files written and bake.json's content.
 #include <filesystem>
 #include <iostream>
+#include <algorithm>
 #include <map>
+#include <memory>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -55,39 +57,85 @@ std::set<std::string> winners(const BakeTable& table) {
   return ids;
 }
 
+// One listed architecture: the manifest compiling for it, where its files are, and which
+// configs' cubins for it are ok or failed.
+struct ArchState {
+  Manifest manifest;
+  std::filesystem::path dir;
+  std::set<std::string> compiled, failed, asked;
+  std::unique_ptr<CompilePool> pool;
+};
+
 void run(const BakeOptions& o) {
   namespace fs = std::filesystem;
   const Manifest m = Manifest::from_json(read_json_file(o.manifest), o.manifest);
   const fs::path kernel_dir = fs::path(o.manifest).parent_path();
-  std::set<std::string> compiled = compiled_configs(m, kernel_dir);
-  if (!compiled.count(m.default_id))
+  std::vector<std::string> arch_names = m.compile.archs;
+  if (std::find(arch_names.begin(), arch_names.end(), m.compile.arch) == arch_names.end())
+    arch_names.insert(arch_names.begin(), m.compile.arch);
+  std::map<std::string, ArchState> archs;
+  for (const auto& a : arch_names) {
+    ArchState& st = archs[a];
+    st.manifest = for_arch(m, a);
+    st.dir = arch_kernel_dir(m, kernel_dir, a);
+    st.compiled = compiled_configs(st.manifest, st.dir);
+  }
+  ArchState& primary = archs.at(m.compile.arch);
+  if (!primary.compiled.count(m.default_id))
     throw Error("ktune bake: " + m.kernel + ": the DEFAULT config " + m.default_id +
                 " did not compile (see " + (kernel_dir / "logs").string() +
                 "); every build needs it as the fallback");
+  auto pool_of = [&](ArchState& st) -> CompilePool& {
+    if (!st.pool) st.pool = std::make_unique<CompilePool>(st.manifest, st.dir, o.jobs);
+    return *st.pool;
+  };
+  // Each architecture besides the one the build compiled needs the DEFAULT: the fallback of
+  // every GPU of that architecture.
+  for (auto& [a, st] : archs) {
+    if (&st == &primary) continue;
+    st.asked.insert(m.default_id);
+    const ManifestConfig d = m.configs[*m.configs.find_id(m.default_id)];
+    pool_of(st).compile_all({d});
+    if (!CompileRecord::says_ok(st.dir / d.record()))
+      throw Error("ktune bake: " + m.kernel + ": the DEFAULT config " + m.default_id + " did not compile for sm_" +
+                  a + " (see " + (st.dir / d.log()).string() + "); a kernel that needs a newer architecture "
+                  "names it with ARCH in ktune_add_kernel(), or leave " + a + " out of CMAKE_CUDA_ARCHITECTURES");
+    st.compiled.insert(m.default_id);
+  }
   std::vector<fs::path> dirs(o.db_dirs.begin(), o.db_dirs.end());
-  const std::string hash = kernel_hash(o.manifest);
-  if (m.on_demand) {
-    // The winners a DB names may not be built yet, or built from older sources: plan as if
-    // every config were compiled, compile the winners (the pool skips what is current), and
-    // plan again. A winner that fails to compile drops out and the next best takes its
-    // place (rarely more than one round).
-    CompilePool pool(m, kernel_dir, o.jobs);
-    std::set<std::string> failed, asked;
-    auto usable = [&](const std::string& id) { return !failed.count(id) && m.configs.find_id(id).has_value(); };
-    for (;;) {
-      std::vector<std::string> wanted;
-      for (const auto& table : plan_bake_if(m, hash, dirs, usable).tables)
-        for (const auto& id : winners(table))
-          if (asked.insert(id).second) wanted.push_back(id);
-      if (wanted.empty()) break;
-      std::vector<ManifestConfig> configs;
-      for (const auto& id : wanted) configs.push_back(m.configs[*m.configs.find_id(id)]);
-      pool.compile_all(configs);
+  std::map<std::string, BakeArch> views;
+  for (auto& [a, st] : archs) {
+    views[a].kernel_hash = kernel_hash(o.manifest, a);
+    // What the build compiled whole is taken as it is; else the winners a DB names may not
+    // be built yet (or built from older sources): plan as if every config were compiled,
+    // compile the winners (the pool skips what is current), and plan again. A winner that
+    // fails to compile drops out and the next best takes its place.
+    const bool as_built = &st == &primary && !m.on_demand;
+    views[a].compiled = [&st, &m, as_built](const std::string& id) {
+      return as_built ? st.compiled.count(id) > 0 : !st.failed.count(id) && m.configs.find_id(id).has_value();
+    };
+  }
+  for (;;) {
+    std::map<std::string, std::vector<ManifestConfig>> wanted;
+    for (const auto& table : plan_bake_archs(m, views, dirs).tables) {
+      ArchState& st = archs.at(table.arch);
+      if (&st == &primary && !m.on_demand) continue;
+      for (const auto& id : winners(table))
+        if (st.asked.insert(id).second) wanted[table.arch].push_back(m.configs[*m.configs.find_id(id)]);
+    }
+    if (wanted.empty()) break;
+    for (auto& [a, configs] : wanted) {
+      ArchState& st = archs.at(a);
+      pool_of(st).compile_all(configs);
       for (const auto& c : configs)
-        (CompileRecord::says_ok(kernel_dir / c.record()) ? compiled : failed).insert(c.id);
+        (CompileRecord::says_ok(st.dir / c.record()) ? st.compiled : st.failed).insert(c.id);
     }
   }
-  const BakePlan plan = plan_bake(m, hash, dirs, compiled);
+  for (auto& [a, view] : views) {
+    ArchState& st = archs.at(a);
+    view.compiled = [&st](const std::string& id) { return st.compiled.count(id) > 0; };
+  }
+  const BakePlan plan = plan_bake_archs(m, views, dirs);
   const std::string ptx = o.ptx.empty() ? std::string() : read_file(o.ptx);
   BakeSources sources = emit_bake(plan, m, kernel_dir / "cubins", ptx);
 
@@ -97,6 +145,9 @@ void run(const BakeOptions& o) {
   write_file_atomic(header, sources.header);
   write_file_atomic(source, sources.source);
   nlohmann::json doc = plan.to_json();
+  nlohmann::json sizes = nlohmann::json::object();
+  for (const auto& [a, size] : sources.sizes) sizes[a] = {{"cubins", size.cubins}, {"bytes", size.bytes}};
+  doc["sizes"] = {{"cubins", sizes}, {"ptx_bytes", sources.ptx_bytes}};
   write_file_atomic(out / "bake.json", doc.dump(2) + "\n");
   if (o.json) {
     doc["files"] = {{"header", header.string()}, {"source", source.string()}, {"bake", (out / "bake.json").string()}};
@@ -104,7 +155,7 @@ void run(const BakeOptions& o) {
     return;
   }
   if (o.quiet) return;
-  std::cout << "ktune: " << one_line(m.kernel) << ": " << one_line(plan.note) << "\n";
+  std::cout << "ktune: " << one_line(m.kernel) << ": " << one_line(plan.note) << " [" << sources.size_line() << "]\n";
   for (std::size_t i = 0; i < plan.warnings.size() && i < 5; ++i)
     std::cout << "ktune: " << one_line(m.kernel) << ": warning: " << one_line(plan.warnings[i]) << "\n";
 }

@@ -56,6 +56,11 @@ void run(const CubinsOptions& o) {
                             {"not_built", missing},   {"compiler_cpu_s", cpu},
                             {"compiler_wall_s", wall}, {"failures", failures},
                             {"kernel_hash", kernel_hash(o.manifest)}};
+  // Per listed architecture, the hash a DB of a GPU of that architecture carries (what
+  // `ktune import --kernel-hash` takes for results measured elsewhere).
+  nlohmann::json hashes = nlohmann::json::object();
+  for (const auto& a : m.compile.archs) hashes[a] = kernel_hash(o.manifest, a);
+  summary["kernel_hashes"] = hashes;
   if (!o.out.empty()) write_file_atomic(o.out, summary.dump(2) + "\n");
   if (!o.depfile.empty()) {
     // On-demand kernels: the build step that writes --out reruns when any of these

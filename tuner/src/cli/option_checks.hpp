@@ -143,4 +143,46 @@ inline CLI::Validator cuda_arch() {
       "ARCH");
 }
 
+// A compute capability as MAJOR.MINOR, the form nvidia-smi --query-gpu=compute_cap prints:
+// "8.0", "10.0". "9" or "90" would be a guess at what was meant.
+inline CLI::Validator compute_capability() {
+  return CLI::Validator(
+      [](std::string& v) {
+        const std::size_t dot = v.find('.');
+        const std::string major = v.substr(0, dot);
+        const std::string minor = dot == std::string::npos ? "" : v.substr(dot + 1);
+        const auto digits = [](const std::string& t) {
+          return !t.empty() && t.find_first_not_of("0123456789") == std::string::npos;
+        };
+        if (!digits(major) || major.size() > 2 || major[0] == '0' || !digits(minor) || minor.size() != 1)
+          return typed(v) + " is not a compute capability MAJOR.MINOR; write e.g. 8.0 or 9.0";
+        return std::string();
+      },
+      "MAJOR.MINOR");
+}
+
+// A whole number from 1 to `max` that fits an int (an SM count).
+inline CLI::Validator whole_number_up_to(int max) {
+  return CLI::Validator(
+      [max](std::string& v) {
+        const bool digits = !v.empty() && v.size() <= 9 && v.find_first_not_of("0123456789") == std::string::npos;
+        if (!digits || std::stoi(v) < 1 || std::stoi(v) > max)
+          return typed(v) + " is not a whole number from 1 to " + std::to_string(max);
+        return std::string();
+      },
+      "1.." + std::to_string(max));
+}
+
+// A memory size in GiB: a finite number > 0, at most 1048576 (a PiB) so that bytes fit.
+inline CLI::Validator memory_gib() {
+  return CLI::Validator(
+      [](std::string& v) {
+        double x = 0;
+        if (!parse_finite(v, x) || x <= 0 || x > 1048576)
+          return typed(v) + " is not a memory size in GiB (above 0, at most 1048576), e.g. 80";
+        return std::string();
+      },
+      "GIB");
+}
+
 }  // namespace ktune::cli

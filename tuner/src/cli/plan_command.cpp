@@ -90,7 +90,10 @@ void add_plan_command(CLI::App& app) {
   sub->add_option("--launcher", r.compile.launcher, "compiler launcher argument (e.g. ccache), once each");
   sub->add_option("--tool", o->tool, "the ktune program the build edges run (default: this one)");
   sub->add_option("--nvcc", r.compile.nvcc, "nvcc used for the cubins (recorded)");
-  sub->add_option("--arch", r.compile.arch, "target architecture, e.g. 90 (recorded)");
+  sub->add_option("--arch", r.compile.arch, "the architecture compiled and tuned here, e.g. 90 (recorded)");
+  sub->add_option("--archs", r.compile.archs,
+                  "every real architecture the bake embeds cubins for, once each (default: --arch)");
+  sub->add_option("--ptx-arch", r.ptx_arch, "the DEFAULT's PTX architecture; empty: no PTX (default: --arch)");
   sub->add_option("--flag", r.compile.flags, "extra nvcc flag (recorded)");
   sub->add_option("--include-dir", r.compile.include_dirs, "include directory (recorded)");
   sub->callback([o] { run(*o); });

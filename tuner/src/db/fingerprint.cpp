@@ -85,12 +85,14 @@ std::string_view after_first_rule_colon(std::string_view text) {
 }  // namespace
 
 json GpuIdentity::to_json() const {
-  return {{"name", name},
-          {"cc_major", cc_major},
-          {"cc_minor", cc_minor},
-          {"sm_count", sm_count},
-          {"driver_version", driver_version},
-          {"l2_bytes", l2_bytes}};
+  json j = {{"name", name},
+            {"cc_major", cc_major},
+            {"cc_minor", cc_minor},
+            {"sm_count", sm_count},
+            {"driver_version", driver_version},
+            {"l2_bytes", l2_bytes}};
+  if (memory_bytes) j["memory_bytes"] = memory_bytes;  // absent in DBs written before it
+  return j;
 }
 
 GpuIdentity GpuIdentity::from_json(const json& j) {
@@ -108,6 +110,8 @@ GpuIdentity GpuIdentity::from_json(const json& j) {
   g.sm_count = int_field(j, "sm_count", where);
   g.driver_version = int_field(j, "driver_version", where);
   g.l2_bytes = count_field(j, "l2_bytes", where, std::numeric_limits<uint64_t>::max());
+  if (j.contains("memory_bytes"))
+    g.memory_bytes = count_field(j, "memory_bytes", where, std::numeric_limits<uint64_t>::max());
   return g;
 }
 
@@ -167,7 +171,9 @@ std::set<std::string> compiled_inputs(const fs::path& kernel_dir) {
 // Before the first build there are no depfiles: the hash then covers the source and the
 // settings only, and changes once the cubins are built and list their headers. The tune
 // step runs after the cubins, so it always sees the full hash.
-std::string kernel_hash(const std::string& manifest_path) {
+std::string kernel_hash(const std::string& manifest_path) { return kernel_hash(manifest_path, ""); }
+
+std::string kernel_hash(const std::string& manifest_path, const std::string& arch_or_empty) {
   const fs::path manifest_file(manifest_path);
   Manifest m;
   try {
@@ -200,7 +206,9 @@ std::string kernel_hash(const std::string& manifest_path) {
   }
   h.field(*source);
 
-  h.field(m.compile.arch);
+  // The architecture the measured cubins were for, not the list the build bakes: a DB of an
+  // A100 matches every build that lists 80, whatever else it lists.
+  h.field(arch_or_empty.empty() ? m.compile.arch : arch_or_empty);
   h.number(m.compile.flags.size());
   for (const auto& f : m.compile.flags) h.field(f);
   h.number(m.spec.parameters.size());
@@ -254,6 +262,9 @@ GpuIdentity query_gpu(const Driver& d, int device) {
   g.cc_minor = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
   g.sm_count = attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
   g.l2_bytes = static_cast<uint64_t>(attr(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE));
+  std::size_t memory = 0;
+  d.check(d.cuDeviceTotalMem(&memory, device), "reading the GPU's memory size");
+  g.memory_bytes = memory;
   d.check(d.cuDriverGetVersion(&g.driver_version), "reading the driver version");
   return g;
 }

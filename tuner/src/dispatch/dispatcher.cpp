@@ -102,12 +102,14 @@ CUcontext current_context(const Driver& d, const char* kernel) {
   return ctx;
 }
 
-CUfunction load_function(const Driver& d, const BakedKernel& k, int32_t index, ImageKind image) {
+CUfunction load_function(const Driver& d, const BakedKernel& k, int32_t index, ImageKind image, const GpuInfo& gpu) {
   const BakedConfig& c = k.configs[static_cast<std::size_t>(index)];
   const std::string what = std::string(k.name) + ": " + describe_config(k, index);
   CUmodule module = nullptr;
   if (image == ImageKind::Cubin) {
-    d.check(d.cuModuleLoadData(&module, c.cubin.data), what + ": loading its cubin");
+    const BakedCubin* cubin = runnable_cubin(c, gpu);
+    if (!cubin) throw Error(what + ": no cubin of it runs on " + gpu.name);
+    d.check(d.cuModuleLoadData(&module, cubin->image.data), what + ": loading its cubin");
   } else {
     char log[4096] = {};
     CUjit_option names[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
@@ -130,7 +132,7 @@ void Dispatcher::resolve_to(const Driver& d, Context& context, int32_t index, Im
   const BakedKernel& k = kernel_;
   auto& fn = context.functions[{index, image}];
   if (!fn) {
-    fn = load_function(d, k, index, image);
+    fn = load_function(d, k, index, image, context.gpu);
     const BakedConfig& bc = k.configs[static_cast<std::size_t>(index)];
     for (std::size_t i = 0; i < bc.values.size() && i < k.parameters.size(); ++i)
       if (std::string_view(k.parameters[i]) == "num_ctas" && bc.values[i] > 8)
@@ -144,6 +146,7 @@ void Dispatcher::resolve_to(const Driver& d, Context& context, int32_t index, Im
   r.num_ctas = r.config.get_or("num_ctas", 1);
   r.choice.config = index;
   r.choice.image = image;
+  r.choice.arch = image_arch(k, index, image, context.gpu);
 }
 
 Choice Dispatcher::choice(std::span<const int64_t> key) { return resolve(key).choice; }
@@ -183,6 +186,9 @@ const Dispatcher::Resolved& Dispatcher::resolve(std::span<const int64_t> key) {
     context->gpu.cc_major = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
     context->gpu.cc_minor = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
     context->gpu.sm_count = attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+    std::size_t memory = 0;
+    d.check(d.cuDeviceTotalMem(&memory, context->device), "reading the GPU's memory size");
+    context->gpu.memory_bytes = memory;
   }
   std::vector<int64_t> key_values(key.begin(), key.end());
   auto& slot = context->keys[key_values];

@@ -19,12 +19,12 @@ namespace {
 
 constexpr int kTimedLaunches = 5;
 
-// Configs worth trying on this GPU: every config a table of its architecture chose, and the
-// choice of the fallback chain.
+// Configs worth trying on this GPU: every config a table of its major version chose (the
+// caller keeps those that run here), and the choice of the fallback chain.
 std::vector<int32_t> portfolio(const BakedKernel& k, const GpuInfo& gpu, int32_t fallback) {
   std::set<int32_t> picked{fallback};
   for (const BakedGpu& g : k.gpus) {
-    if (g.cc_major != gpu.cc_major || g.cc_minor != gpu.cc_minor) continue;
+    if (g.cc_major != gpu.cc_major) continue;
     for (const BakedEntry& e : g.entries) picked.insert(e.config);
     picked.insert(g.common_best);
   }

@@ -491,10 +491,10 @@ nlohmann::ordered_json to_t4_results(const InteropData& data, const std::string&
   return ordered_json{{"schema_version", "1.0.0"}, {"results", results}};
 }
 
-nlohmann::ordered_json read_t4_file(const std::filesystem::path& path) {
+nlohmann::ordered_json read_t4_file(const std::filesystem::path& path, const std::string& expected) {
   nlohmann::ordered_json doc;
   if (const std::string why = untrusted_json::parse(read_maybe_gzip(path), doc); !why.empty())
-    throw Error(path.string() + ": not JSON (" + why + "); expected T4 results");
+    throw Error(path.string() + ": not JSON (" + why + "); expected " + expected);
   return doc;
 }
 
@@ -503,6 +503,10 @@ std::vector<DbRecord> t4_to_db_records(const nlohmann::ordered_json& doc, const 
   if (who.kernel.empty()) throw Error(origin + ": T4 import needs the kernel's name (--kernel)");
   if (who.gpu.name.empty())
     throw Error(origin + ": T4 results do not say the GPU; name it (--gpu \"NVIDIA H200\")");
+  // The run-time choice matches tables by compute capability: without one, none would match.
+  if (who.gpu.cc_major <= 0)
+    throw Error(origin + ": the compute capability of " + interop_detail::iop_shown(who.gpu.name) +
+                " is not known; give it (--cc 8.0)");
   const std::string key = key_id(parse_key_text(who.key, "--key"));
   const std::vector<interop_detail::T4Row> rows = interop_detail::iop_parse_t4(doc, origin);
   Fingerprint fp{who.kernel_hash, who.nvcc_version, who.gpu};

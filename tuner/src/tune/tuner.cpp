@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ktune/cuda_arch.hpp"
 #include "ktune/compile_record.hpp"
 #include "ktune/db.hpp"
 #include "ktune/fingerprint.hpp"
@@ -456,6 +457,27 @@ int tune(const TuneOptions& o) {
                              [&](const GpuGroup& g) { return g.fp.digest() == fp.digest(); });
     if (same == groups.end()) groups.push_back({fp, {spec}});
     else same->gpus.push_back(spec);
+  }
+
+  // A GPU that cannot run this build's cubins (compile.arch) is not measured: every config
+  // would fail to load, and its table could never be chosen for it.
+  const auto arch = parse_cuda_arch(m.compile.arch);
+  std::string cannot;
+  std::erase_if(groups, [&](const GpuGroup& g) {
+    if (arch && cubin_runs_on(*arch, g.fp.gpu.cc_major, g.fp.gpu.cc_minor)) return false;
+    cannot = g.fp.gpu.name + " (sm_" + std::to_string(g.fp.gpu.cc_major) + std::to_string(g.fp.gpu.cc_minor) +
+             ") cannot run cubins for sm_" + m.compile.arch + ", the architecture this build compiles and tunes; "
+             "list " + std::to_string(g.fp.gpu.cc_major) + std::to_string(g.fp.gpu.cc_minor) +
+             " in CMAKE_CUDA_ARCHITECTURES (or KTUNE_CUDA_ARCH) to tune on it";
+    std::cerr << "ktune: warning: " << m.kernel << ": " << terminal_text(cannot, 400) << "\n";
+    return true;
+  });
+  if (groups.empty()) {
+    if (o.require_gpu) throw Error(m.kernel + ": KTUNE_TUNE=ON but " + cannot);
+    std::cout << "ktune: " << m.kernel << ": not tuning: no GPU here runs this build's cubins; the DB keeps what it has\n";
+    if (!o.summary_out.empty())
+      write_file_atomic(o.summary_out, json{{"kernel", m.kernel}, {"tuned", false}, {"why", cannot}}.dump(2) + "\n");
+    return 0;
   }
 
   json summary;
