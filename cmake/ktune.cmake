@@ -49,7 +49,7 @@ set(KTUNE_MAX_POINTS 1000000000 CACHE STRING
 set(KTUNE_EAGER_LIMIT 0 CACHE STRING
     "Spaces of at most this many valid configs are compiled whole by the build; others (all, by default) as the tuner and the bake need them")
 set(KTUNE_CUDA_ARCH "" CACHE STRING
-    "Architecture of the cubins, e.g. 90 or 90a; empty: CMAKE_CUDA_ARCHITECTURES, else the visible GPU, else 90")
+    "Architectures baked, as CMAKE_CUDA_ARCHITECTURES writes them (90, 90a, 80;90, 80-real;90-virtual, all-major, native); empty: CMAKE_CUDA_ARCHITECTURES, else the visible GPU, else 90")
 set(KTUNE_HOST_TOOL "" CACHE FILEPATH
     "A built `ktune` tool to use at configure time; empty: the installed package's, else build one into <build>/_ktune/host")
 set(KTUNE_TUNER_LIBS "" CACHE PATH
