@@ -5,6 +5,7 @@
 // enumerates the valid configs again (compactly, 8 bytes a config), so a space of millions
 // of configs is a file of a few kilobytes. Paths of per-config files are relative to the
 // manifest's directory so a build tree can move.
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -34,6 +35,12 @@ struct CompileSettings {
   std::optional<std::string> ptx_arch;    // the DEFAULT's PTX: for compute_<ptx_arch>; "": no PTX
                                           // (every listed architecture -real); unset: `arch`
   std::string ptx_target() const { return ptx_arch ? *ptx_arch : arch; }  // "": no PTX
+  // `archs`, with `arch` first where a manifest made in code left it out.
+  std::vector<std::string> listed_archs() const {
+    std::vector<std::string> out = archs;
+    if (std::find(out.begin(), out.end(), arch) == out.end()) out.insert(out.begin(), arch);
+    return out;
+  }
 };
 
 struct ManifestConfig {

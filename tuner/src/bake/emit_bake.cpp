@@ -114,9 +114,7 @@ BakeSources emit_bake(const BakePlan& plan, const Manifest& m, const fs::path& c
     params.push_back(p.name);
   }
   for (const auto& d : plan.key_dims) require_bakeable(d, "key dimension", true);
-  std::vector<std::string> arch_names = m.compile.archs;
-  if (std::find(arch_names.begin(), arch_names.end(), m.compile.arch) == arch_names.end())
-    arch_names.insert(arch_names.begin(), m.compile.arch);
+  const std::vector<std::string> arch_names = m.compile.listed_archs();
   std::map<std::string, BakedArch> archs;
   for (const auto& a : arch_names) archs[a] = parsed_arch(a);
   const BakedArch ptx_arch = m.compile.ptx_target().empty() ? BakedArch{} : parsed_arch(m.compile.ptx_target());

@@ -147,8 +147,7 @@ BakePlan plan_bake(const Manifest& m, const std::string& kernel_hash, const std:
 BakePlan plan_bake_if(const Manifest& m, const std::string& kernel_hash, const std::vector<fs::path>& db_dirs,
                    const std::function<bool(const std::string&)>& compiled) {
   std::map<std::string, BakeArch> archs;
-  for (const auto& a : m.compile.archs) archs[a] = {kernel_hash, compiled};
-  archs[m.compile.arch] = {kernel_hash, compiled};
+  for (const auto& a : m.compile.listed_archs()) archs[a] = {kernel_hash, compiled};
   return plan_bake_archs(m, archs, db_dirs);
 }
 

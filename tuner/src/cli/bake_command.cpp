@@ -70,9 +70,7 @@ void run(const BakeOptions& o) {
   namespace fs = std::filesystem;
   const Manifest m = Manifest::from_json(read_json_file(o.manifest), o.manifest);
   const fs::path kernel_dir = fs::path(o.manifest).parent_path();
-  std::vector<std::string> arch_names = m.compile.archs;
-  if (std::find(arch_names.begin(), arch_names.end(), m.compile.arch) == arch_names.end())
-    arch_names.insert(arch_names.begin(), m.compile.arch);
+  const std::vector<std::string> arch_names = m.compile.listed_archs();
   std::map<std::string, ArchState> archs;
   for (const auto& a : arch_names) {
     ArchState& st = archs[a];
