@@ -7,7 +7,8 @@
 #   exhaustive: runs (or resumes, when an earlier call was cut: its wall is added) the
 #     exhaustive search in <out>/exhaustive; LIMIT_S cuts a call after that many seconds,
 #     to be resumed by the next. Done when <out>/exhaustive.json holds the result.
-#   sampled: the budgeted runs, each in a fresh directory (<out>/sampled.txt: their rows).
+#   sampled: the budgeted runs, each in a fresh directory (<out>/sampled.txt: their rows, with
+#     each run's Σ nvcc CPU; a cut call is resumed by the next, the rows done kept).
 #   table: both against each other, once both are done.
 set -uo pipefail
 tool=$1 spec=$2 out=$3 jobs=$4 what=$5
@@ -40,10 +41,25 @@ def best_of(doc):
     return min((k["best_ms"] for k in keys if k["best_ms"] > 0), default=None), \
            sum(sum(k["counts"].values()) for k in keys)
 
+def compile_cpu(d):
+    """Σ nvcc CPU seconds and the count of a run's compile records."""
+    cpu, compiled = 0.0, 0
+    records = os.path.join(d, "kernel", "records")
+    for f in os.listdir(records) if os.path.isdir(records) else []:
+        if f.endswith(".json"):
+            cpu += json.load(open(os.path.join(records, f)))["cpu_s"]
+            compiled += 1
+    return cpu, compiled
+
 if what == "sampled":
-    with open(os.path.join(out, "sampled.txt"), "w") as rows:
+    # Resumable: the rows already in sampled.txt are kept and their runs not repeated.
+    path = os.path.join(out, "sampled.txt")
+    done = {tuple(l.split()[:2]) for l in open(path)} if os.path.exists(path) else set()
+    with open(path, "a") as rows:
         for pct in ("1%", "2%", "5%"):
             for seed in range(1, 6):
+                if (pct, str(seed)) in done:
+                    continue
                 d = os.path.join(out, f"default_{pct[:-1]}pct_seed{seed}")
                 subprocess.run(["rm", "-rf", d])
                 t = time.time()
@@ -52,34 +68,32 @@ if what == "sampled":
                                             "--budget", pct, "--seed", str(seed), "--json"], stdout=f, stderr=log)
                 w = time.time() - t
                 best = best_of(json.load(open(d + ".json")))[0] if code == 0 else None
-                line = f"{pct} {seed} {w:.1f} {best if best else -1}"
+                cpu, compiled = compile_cpu(d)
+                line = f"{pct} {seed} {w:.1f} {best if best else -1} {cpu:.1f} {compiled}"
                 print(line, flush=True)
                 rows.write(line + "\n")
+                rows.flush()
     sys.exit(0)
 
 ex = json.load(open(os.path.join(out, "exhaustive.json")))
 opt, measured = best_of(ex)
 walls = [float(w) for w in open(os.path.join(out, "exhaustive.walls")).read().split()]
 wall = sum(walls)
-cpu, compiled = 0.0, 0
-records = os.path.join(out, "exhaustive", "kernel", "records")
-for f in os.listdir(records):
-    if f.endswith(".json"):
-        cpu += json.load(open(os.path.join(records, f)))["cpu_s"]
-        compiled += 1
+cpu, compiled = compile_cpu(os.path.join(out, "exhaustive"))
 print(f"exhaustive: {measured} configs measured, {compiled} compiled, wall {wall:.1f} s over {len(walls)} call(s) "
       f"({' + '.join(f'{w:.1f}' for w in walls)}), Σ nvcc CPU {cpu:.1f} s, /{jobs} jobs = {cpu / jobs:.1f} s, "
       f"ratio {wall / (cpu / jobs):.3f}; optimum {opt:.4f} ms")
 if what != "table":
     sys.exit(0)
 rows = {}
-print(f"\n{'budget':>7} {'seed':>4} {'wall s':>7} {'best ms':>9} {'from opt':>9}")
+print(f"\n{'budget':>7} {'seed':>4} {'compiled':>8} {'wall s':>7} {'cpu/jobs':>8} {'ratio':>6} {'best ms':>9} {'from opt':>9}")
 for line in open(os.path.join(out, "sampled.txt")):
-    pct, seed, w, best = line.split()
-    w, best = float(w), float(best)
+    pct, seed, w, best, cpu, compiled = line.split()
+    w, best, bound = float(w), float(best), float(cpu) / jobs
     gap = best / opt - 1 if best > 0 else float("inf")
     rows.setdefault(pct, []).append((w, gap))
-    print(f"{pct:>7} {seed:>4} {w:7.1f} {best:9.4f} {100 * gap:8.2f}%")
+    print(f"{pct:>7} {seed:>4} {compiled:>8} {w:7.1f} {bound:8.1f} {w / bound if bound else 0:6.2f} {best:9.4f} "
+          f"{100 * gap:8.2f}%")
 print(f"\n{'budget':>7} {'mean wall s':>11} {'of exhaustive':>13} {'mean from opt':>13} {'worst':>7} {'within 3%':>9}")
 for pct, r in rows.items():
     mw = statistics.mean(w for w, _ in r)
