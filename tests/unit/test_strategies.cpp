@@ -205,7 +205,7 @@ TEST_P(EveryStrategy, RejectsADefaultOutsideTheSpace) {
 // 20/20 for each; the bar of 16 leaves room for changes of settings, not for a strategy
 // that lost its way (random search finds it in 10 % of seeds).
 TEST(StrategyQuality, SearchersFindTheBowlOptimum) {
-  for (const std::string name : {"local", "annealing", "genetic", "bayes", "random-refine"}) {
+  for (const std::string name : {"local", "annealing", "genetic", "bayes", "random-refine", "hybrid"}) {
     int found = 0;
     for (uint64_t seed = 1; seed <= 20; ++seed) {
       auto s = make_strategy(name, {bowl_space(), 0, seed, 100});
@@ -275,7 +275,7 @@ TEST(StrategyQuality, LocalClimbsWithResultsPending) {
 // still find the bowl's optimum within a tenth of the space in most seeds. Measured (20
 // seeds): 20 for each (genetic without its refinement of the best: 18).
 TEST(StrategyQuality, SearchersFindTheBowlOptimumWithResultsPending) {
-  for (const std::string name : {"local", "annealing", "genetic", "bayes", "random-refine"}) {
+  for (const std::string name : {"local", "annealing", "genetic", "bayes", "random-refine", "hybrid"}) {
     int found = 0;
     for (uint64_t seed = 1; seed <= 20; ++seed) {
       auto s = make_strategy(name, {bowl_space(), 0, seed, 100});

@@ -64,6 +64,7 @@ std::unique_ptr<Strategy> make_local(const StrategyContext& context);
 std::unique_ptr<Strategy> make_annealing(const StrategyContext& context);
 std::unique_ptr<Strategy> make_genetic(const StrategyContext& context);
 std::unique_ptr<Strategy> make_bayes(const StrategyContext& context);
+std::unique_ptr<Strategy> make_hybrid(const StrategyContext& context);
 
 // By name ("exhaustive", ..., or "default": default_strategy_name()); throws Error listing
 // the known names.

@@ -10,7 +10,7 @@ namespace ktune {
 
 // The strategies, in the order the docs list them; make_strategy's table follows it.
 std::vector<std::string> strategy_names() {
-  return {"exhaustive", "random", "random-refine", "local", "annealing", "genetic", "bayes"};
+  return {"exhaustive", "random", "random-refine", "local", "annealing", "genetic", "bayes", "hybrid"};
 }
 
 // By evidence (benchmarks/bench_strategies, 50 seeds, 3 recorded spaces, budgets 0.5-10 %):
