@@ -14,6 +14,7 @@
 #include <string>
 
 #include "ktune/strategy.hpp"
+#include "strategy/recombination.hpp"
 #include "strategy/search_state.hpp"
 
 namespace ktune {
@@ -49,54 +50,9 @@ class Genetic final : public Strategy {
       if (members.size() == population_) break;
       members.push_back(i);
     }
-    const SearchSpace& space = state_.space();
     if (state_.unit() < kRefineShare)
       if (auto j = neighbour_of_best()) return j;
-    for (int attempt = 0; attempt < kGeneticTries; ++attempt) {
-      const std::size_t a = tournament(members), b = tournament(members);
-      std::vector<uint32_t> child(space.width());
-      for (std::size_t k = 0; k < child.size(); ++k) {
-        child[k] = space.row(state_.unit() < 0.5 ? a : b)[k];
-        if (state_.below(child.size()) == 0) child[k] = mutate(k, child[k]);
-      }
-      if (auto i = repair(child, a)) return i;
-    }
-    return std::nullopt;
-  }
-
-  // A neighbouring value of parameter k half the time, any value otherwise.
-  uint32_t mutate(std::size_t k, uint32_t v) {
-    const std::size_t n = state_.space().cardinality(k);
-    if (n < 2) return v;
-    if (state_.unit() < 0.5) return static_cast<uint32_t>(state_.below(n));
-    if (v == 0) return 1;
-    if (v + 1 == n) return v - 1;
-    return state_.unit() < 0.5 ? v - 1 : v + 1;
-  }
-
-  // The better of two random members (lower rank is faster).
-  std::size_t tournament(const std::vector<std::size_t>& members) {
-    return members[std::min(state_.below(members.size()), state_.below(members.size()))];
-  }
-
-  // The child if it is a new valid config; else the first new valid config met while
-  // reverting its genes to the parent's (a valid config) one at a time.
-  std::optional<std::size_t> repair(std::vector<uint32_t>& child, std::size_t parent) {
-    auto fresh = [&]() -> std::optional<std::size_t> {
-      auto i = state_.space().find(child);
-      return i && !state_.was_proposed(*i) ? i : std::nullopt;
-    };
-    if (auto i = fresh()) return i;
-    auto p = state_.space().row(parent);
-    std::vector<std::size_t> differ;
-    for (std::size_t k = 0; k < child.size(); ++k)
-      if (child[k] != p[k]) differ.push_back(k);
-    state_.shuffle(differ);
-    for (std::size_t k : differ) {
-      child[k] = p[k];
-      if (auto i = fresh()) return i;
-    }
-    return std::nullopt;
+    return breed_child(state_, members, kGeneticTries);
   }
 
   // An untried neighbour of the best config so far, adjacent values first.

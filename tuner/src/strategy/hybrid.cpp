@@ -29,6 +29,7 @@
 #include <unordered_set>
 
 #include "ktune/strategy.hpp"
+#include "strategy/recombination.hpp"
 #include "strategy/search_state.hpp"
 
 namespace ktune {
@@ -148,49 +149,8 @@ class Hybrid final : public Strategy {
     return near[state_.below(near.size())];
   }
 
-  // Binary tournament parents, uniform crossover, mutation (1/width a gene: to an
-  // adjacent value or any value), repaired towards a parent until valid and new.
-  std::optional<std::size_t> breed() {
-    const std::vector<std::size_t> m = members();
-    const SearchSpace& space = state_.space();
-    auto tournament = [&] { return m[std::min(state_.below(m.size()), state_.below(m.size()))]; };
-    for (int attempt = 0; attempt < kBreedTries; ++attempt) {
-      const std::size_t a = tournament(), b = tournament();
-      std::vector<uint32_t> child(space.width());
-      for (std::size_t k = 0; k < child.size(); ++k) {
-        child[k] = space.position(state_.unit() < 0.5 ? a : b, k);
-        if (state_.below(child.size()) == 0) child[k] = mutate(k, child[k]);
-      }
-      if (auto i = repair(child, a)) return i;
-    }
-    return std::nullopt;
-  }
-
-  uint32_t mutate(std::size_t k, uint32_t v) {
-    const std::size_t n = state_.space().cardinality(k);
-    if (n < 2) return v;
-    if (state_.unit() < 0.5) return static_cast<uint32_t>(state_.below(n));
-    if (v == 0) return 1;
-    if (v + 1 == n) return v - 1;
-    return state_.unit() < 0.5 ? v - 1 : v + 1;
-  }
-
-  std::optional<std::size_t> repair(std::vector<uint32_t>& child, std::size_t parent) {
-    auto fresh = [&]() -> std::optional<std::size_t> {
-      auto i = state_.space().find(child);
-      return i && !state_.was_proposed(*i) ? i : std::nullopt;
-    };
-    if (auto i = fresh()) return i;
-    std::vector<std::size_t> differ;
-    for (std::size_t k = 0; k < child.size(); ++k)
-      if (child[k] != state_.space().position(parent, k)) differ.push_back(k);
-    state_.shuffle(differ);
-    for (std::size_t k : differ) {
-      child[k] = state_.space().position(parent, k);
-      if (auto i = fresh()) return i;
-    }
-    return std::nullopt;
-  }
+  // A child of the population (strategy/recombination.hpp).
+  std::optional<std::size_t> breed() { return breed_child(state_, members(), kBreedTries); }
 
   // The candidate the density ratio favours most (see the file comment).
   std::optional<std::size_t> model() {
@@ -239,7 +199,7 @@ class Hybrid final : public Strategy {
     for (std::size_t n = 0; n < kDrawnCandidates; ++n) {
       std::vector<uint32_t> c(space.width());
       for (std::size_t k = 0; k < c.size(); ++k) c[k] = space.position(goods[state_.below(goods.size())], k);
-      if (auto i = repair(c, goods[state_.below(goods.size())])) consider(*i);
+      if (auto i = repair_child(state_, c, goods[state_.below(goods.size())])) consider(*i);
     }
     for (std::size_t r = 0; r < std::min<std::size_t>(3, ranked.size()); ++r)
       for (std::size_t j : space.adjacent(ranked[r])) consider(j);
