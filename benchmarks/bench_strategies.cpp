@@ -14,7 +14,10 @@
 // --in-flight N scores them as the tuner runs them with N slots (16 compile jobs + 2 per
 // GPU: 18): proposals run ahead of the results as far as proposals_ahead(N, budget) lets
 // them, as the tuner's compile pool does; the default, 1, is one proposal at a time.
-// usage: bench_strategies [--data DIR] [--seeds S] [--strategies a,b,...] [--in-flight N]
+// --prior scores transfer instead: for each ordered pair of recordings of one kernel (the
+// same parameters) on different GPUs, each strategy on the target with the other's ranking
+// as its prior (ktune/prior.hpp) and without, at budgets of 0.5, 1 and 2 %.
+// usage: bench_strategies [--data DIR] [--seeds S] [--strategies a,b,...] [--in-flight N] [--prior]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -26,6 +29,7 @@
 #include <vector>
 
 #include "ktune/error.hpp"
+#include "ktune/prior.hpp"
 #include "ktune/replay.hpp"
 #include "ktune/simulate.hpp"
 #include "ktune/strategy.hpp"
@@ -56,6 +60,81 @@ std::vector<std::string> split(const std::string& s) {
   return out;
 }
 
+// A recording with what its scores need: the times (failures at the slowest timed config's
+// time), the optimum and the slowest.
+struct Scored {
+  ktune::ReplaySpace space;
+  std::vector<double> times;
+  double optimum = 0, worst = 0;
+  explicit Scored(ktune::ReplaySpace s) : space(std::move(s)) {
+    optimum = space.best().second;
+    worst = optimum;
+    for (std::size_t i = 0; i < space.size(); ++i)
+      if (space.outcome(i).status == ktune::Status::Ok) worst = std::max(worst, space.outcome(i).time_ms);
+    for (std::size_t i = 0; i < space.size(); ++i)
+      times.push_back(space.outcome(i).status == ktune::Status::Ok ? space.outcome(i).time_ms : worst);
+  }
+  std::size_t budget(double pct) const {
+    return std::max<std::size_t>(1, static_cast<std::size_t>(pct / 100 * space.size() + 0.5));
+  }
+  // The score of `strategy` at `n` evaluations over `seeds` seeds.
+  double score(const std::string& strategy, std::size_t n, int seeds, std::size_t in_flight,
+               const std::vector<std::size_t>& prior = {}) const {
+    double mean_best = 0;
+    for (int seed = 0; seed < seeds; ++seed) {
+      const ktune::SimulationResult r = ktune::simulate(space, strategy, n, static_cast<uint64_t>(seed), nullptr, 0,
+                                                        ktune::proposals_ahead(in_flight, n), prior);
+      mean_best += (r.best_ms ? *r.best_ms : worst) / seeds;
+    }
+    const double random_best = expected_random_best(times, n);
+    return (random_best - mean_best) / (random_best - optimum);
+  }
+};
+
+// --prior: every ordered pair of recordings of one kernel, with and without the prior.
+int transfer(const std::vector<fs::path>& files, const std::vector<std::string>& strategies, int seeds,
+             std::size_t in_flight) {
+  constexpr double kPriorBudgets[] = {0.5, 1, 2};
+  std::vector<Scored> spaces;
+  for (const fs::path& f : files) spaces.emplace_back(ktune::ReplaySpace::from_cache_file(f));
+  std::printf("transfer: score with the other GPU's ranking as prior / without, mean best of %d seeds; "
+              "%zu proposal(s) in flight\n\n%-30s %-30s %-14s", seeds, in_flight, "target", "prior from", "strategy");
+  for (double b : kPriorBudgets) std::printf("  %5.1f%% prior/cold", b);
+  std::printf("\n");
+  std::map<std::string, std::pair<double, double>> sums;  // strategy -> (prior, cold) at 1 %
+  int pairs = 0;
+  for (const Scored& target : spaces)
+    for (const Scored& other : spaces) {
+      if (&target == &other || target.space.kernel() != other.space.kernel()) continue;
+      std::vector<std::size_t> prior;
+      try {
+        prior = ktune::prior_from(other.space, target.space);
+      } catch (const ktune::Error&) {
+        continue;  // other parameters: not one kernel's space
+      }
+      ++pairs;
+      for (const std::string& strategy : strategies) {
+        std::printf("%-30s %-30s %-14s", fs::path(target.space.origin()).filename().string().substr(0, 30).c_str(),
+                    fs::path(other.space.origin()).filename().string().substr(0, 30).c_str(), strategy.c_str());
+        for (double b : kPriorBudgets) {
+          const std::size_t n = target.budget(b);
+          const double with = target.score(strategy, n, seeds, in_flight, prior);
+          const double cold = target.score(strategy, n, seeds, in_flight);
+          if (b == 1) sums[strategy].first += with, sums[strategy].second += cold;
+          std::printf("  %8.3f / %6.3f", with, cold);
+        }
+        std::printf("\n");
+      }
+    }
+  if (pairs == 0) {
+    std::printf("no two recordings of one kernel\n");
+    return 1;
+  }
+  std::printf("\nmean over %d pair(s) at 1 %%: prior / cold\n", pairs);
+  for (const auto& [strategy, s] : sums) std::printf("  %-14s %.3f / %.3f\n", strategy.c_str(), s.first / pairs, s.second / pairs);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -63,14 +142,25 @@ int main(int argc, char** argv) {
   int seeds = 50;
   std::size_t in_flight = 1;
   std::vector<std::string> strategies = ktune::strategy_names();
-  for (int a = 1; a + 1 < argc; a += 2) {
+  bool prior = false;
+  for (int a = 1; a < argc; ++a) {
     const std::string opt = argv[a];
-    if (opt == "--data") data = argv[a + 1];
-    else if (opt == "--seeds") seeds = std::atoi(argv[a + 1]);
-    else if (opt == "--strategies") strategies = split(argv[a + 1]);
-    else if (opt == "--in-flight") in_flight = static_cast<std::size_t>(std::max(1, std::atoi(argv[a + 1])));
+    if (opt == "--prior") {
+      prior = true;
+      continue;
+    }
+    if (a + 1 >= argc) {
+      std::fprintf(stderr, "%s: %s needs a value\n", argv[0], opt.c_str());
+      return 2;
+    }
+    ++a;
+    if (opt == "--data") data = argv[a];
+    else if (opt == "--seeds") seeds = std::atoi(argv[a]);
+    else if (opt == "--strategies") strategies = split(argv[a]);
+    else if (opt == "--in-flight") in_flight = static_cast<std::size_t>(std::max(1, std::atoi(argv[a])));
     else {
-      std::fprintf(stderr, "usage: %s [--data DIR] [--seeds S] [--strategies a,b,...] [--in-flight N]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--data DIR] [--seeds S] [--strategies a,b,...] [--in-flight N] [--prior]\n",
+                   argv[0]);
       return 2;
     }
   }
@@ -84,6 +174,7 @@ int main(int argc, char** argv) {
     return 1;
   }
 
+  if (prior) return transfer(files, strategies, seeds, in_flight);
   std::printf("score = (R(n) - B(n)) / (R(n) - optimum), mean best of %d seeds; 1 = optimal, 0 = random; "
               "%zu proposal(s) in flight\n\n", seeds, in_flight);
   std::printf("%-34s %-14s", "space", "strategy");

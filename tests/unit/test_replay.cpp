@@ -13,6 +13,7 @@
 
 #include "ktune/db.hpp"
 #include "ktune/error.hpp"
+#include "ktune/prior.hpp"
 #include "ktune/replay.hpp"
 #include "ktune/simulate.hpp"
 #include "ktune/strategy.hpp"
@@ -485,5 +486,36 @@ TEST(Simulate, BudgetText) {
     } catch (const ktune::Error& e) {
       EXPECT_NE(std::string(e.what()).find("--budget"), std::string::npos) << e.what();
     }
+  }
+}
+
+// A prior maps another recording's ranking onto this space by parameter names and values:
+// fastest first, failures and configs this space lacks skipped, a config met twice kept at
+// its best; a parameter the other lacks is an error naming it.
+TEST(Prior, RanksTheTargetsConfigsByTheOthersTimes) {
+  using ktune::Parameter;
+  using ktune::RecordedOutcome;
+  using ktune::ReplaySpace;
+  using ktune::SearchSpace;
+  using ktune::Status;
+  // Target: A in {1,2,3}, B in {10,20}: 6 configs, in enumeration order (A, B).
+  const std::vector<int64_t> target_rows = {1, 10, 1, 20, 2, 10, 2, 20, 3, 10, 3, 20};
+  const ReplaySpace target(SearchSpace({{"A", {1, 2, 3}}, {"B", {10, 20}}}, target_rows),
+                           std::vector<RecordedOutcome>(6, {Status::Ok, 1.0}), "GPU T", "k", "target.json");
+  // Other: B first, an extra parameter C, A = 4 that the target lacks.
+  const std::vector<int64_t> other_rows = {10, 1, 0,  10, 2, 0,  10, 4, 0,  20, 1, 0,  20, 3, 0,  20, 3, 1};
+  const std::vector<RecordedOutcome> times = {{Status::Ok, 5.0}, {Status::Ok, 2.0},
+                                              {Status::Ok, 0.5}, {Status::LaunchFailed, 0},
+                                              {Status::Ok, 3.0}, {Status::Ok, 1.0}};
+  const ReplaySpace other(SearchSpace({{"B", {10, 20}}, {"A", {1, 2, 3, 4}}, {"C", {0, 1}}}, other_rows), times,
+                          "GPU O", "k", "other.json");
+  // Fastest first: A=4 (not in the target), A=3 B=20 C=1 (index 5), A=2 B=10 (2), A=3 B=20
+  // C=0 (5 again: skipped), A=1 B=10 (0); A=1 B=20 failed.
+  EXPECT_EQ(ktune::prior_from(other, target), (std::vector<std::size_t>{5, 2, 0}));
+  try {
+    ktune::prior_from(target, other);
+    FAIL() << "the target's parameter C is not in the other";
+  } catch (const ktune::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("has no parameter 'C'"), std::string::npos) << e.what();
   }
 }

@@ -128,6 +128,27 @@ TEST_P(EveryStrategy, ExhaustsASmallSpaceEachConfigOnceDefaultFirst) {
       }
 }
 
+// A prior (configs another GPU found fastest) is measured right after the DEFAULT: its
+// first prior_count(limit) configs that are in range, not the DEFAULT and not repeated, in
+// its order; the search then goes on by its own rule. Exhaustive ignores it.
+TEST_P(EveryStrategy, MeasuresThePriorRightAfterTheDefault) {
+  if (GetParam() == "exhaustive") GTEST_SKIP() << "exhaustive visits every config: no prior";
+  const SearchSpace space = grid(2, 30);  // 900 configs
+  ASSERT_EQ(ktune::prior_count(100), 5u);
+  ASSERT_EQ(ktune::prior_count(10), 1u);
+  ASSERT_EQ(ktune::prior_count(100000), 16u);
+  const std::vector<std::size_t> prior = {500, 7, 500, 12, 9999, 400, 3, 801, 802};
+  for (std::size_t batch : {1u, 8u}) {
+    auto s = make_strategy(GetParam(), {space, 7, 3, 100, false, prior});
+    const Idx all = run(*s, [](std::size_t i) { return 1.0 + static_cast<double>(i % 11); }, SIZE_MAX, batch);
+    ASSERT_EQ(all.size(), 100u);
+    // The DEFAULT (7) first, then 500, 12, 400, 3, 801: 7 is the DEFAULT, the second 500 a
+    // repeat and 9999 outside the space.
+    EXPECT_EQ(Idx(all.begin(), all.begin() + 6), (Idx{7, 500, 12, 400, 3, 801})) << "batch " << batch;
+    expect_each_once(all, space.size());
+  }
+}
+
 TEST_P(EveryStrategy, StopsAtTheBudget) {
   auto s = make_strategy(GetParam(), {bowl_space(), 5, 3, 40});
   const Idx all = run(*s, bowl);

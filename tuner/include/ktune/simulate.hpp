@@ -60,9 +60,12 @@ class JsonlTrace : public TraceSink {
 // compile pool takes a proposal whenever a slot frees: a result is observed (oldest first)
 // only once `in_flight` proposals wait for theirs. Throws Error when the strategy breaks
 // its contract: proposes an index twice or out of range, or more than it was asked for.
+// `prior`: configs of this space other measurements found fastest, best first
+// (StrategyContext::prior, ktune/prior.hpp).
 SimulationResult simulate(const ReplaySpace& space, const std::string& strategy,
                           std::size_t budget, uint64_t seed, TraceSink* trace = nullptr,
-                          std::size_t first = 0, std::size_t in_flight = 1);
+                          std::size_t first = 0, std::size_t in_flight = 1,
+                          const std::vector<std::size_t>& prior = {});
 
 // The same with a strategy made by the caller (which sets its seed and DEFAULT).
 SimulationResult simulate(const ReplaySpace& space, Strategy& strategy, std::size_t budget,

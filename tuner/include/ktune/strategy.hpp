@@ -52,7 +52,16 @@ struct StrategyContext {
   // The search may be cut short (by evaluations or by time): exhaustive then visits in a
   // seeded random order. A `budget` implies it.
   bool may_be_cut = false;
+  // Configs other GPUs (or other keys) found fastest, best first (ktune/prior.hpp): the
+  // first prior_count() of them are proposed right after the DEFAULT, so the search starts
+  // where they were fast; the strategy goes on from their results as from its own.
+  std::vector<std::size_t> prior = {};
 };
+
+// How many prior configs a search of `limit` evaluations measures first: a twentieth of it
+// within 1..16. A small share, so that a prior that misleads costs little against a cold
+// start; the strategies' own start (random configs, a tenth of the budget) still follows.
+std::size_t prior_count(std::size_t limit);
 
 // The sampling strategies (docs/search.md says how each searches). Each proposes the
 // DEFAULT first, never an index twice, at most `budget` configs, and is deterministic for

@@ -76,13 +76,13 @@ SimulationResult simulate(const ReplaySpace& space, Strategy& strategy, std::siz
 
 SimulationResult simulate(const ReplaySpace& space, const std::string& strategy,
                           std::size_t budget, uint64_t seed, TraceSink* trace,
-                          std::size_t first, std::size_t in_flight) {
+                          std::size_t first, std::size_t in_flight, const std::vector<std::size_t>& prior) {
   if (first >= space.size())
     throw Error("simulate: the DEFAULT config " + std::to_string(first) + " is out of range (" +
                 std::to_string(space.size()) + " configs)");
   budget = std::min(budget, space.size());
   // make_strategy resolves "default"; the result names the strategy that ran.
-  std::unique_ptr<Strategy> s = make_strategy(strategy, {space.space(), first, seed, budget});
+  std::unique_ptr<Strategy> s = make_strategy(strategy, {space.space(), first, seed, budget, false, prior});
   return simulate(space, *s, budget, trace, in_flight);
 }
 

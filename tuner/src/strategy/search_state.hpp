@@ -35,6 +35,12 @@ class SearchState {
     if (space_.size() > 0 && first_ >= space_.size())
       throw Error(strategy + ": default config index " + std::to_string(first_) +
                   " is outside the space of " + std::to_string(space_.size()) + " configs");
+    const std::size_t wanted = prior_count(limit_);
+    for (std::size_t i : c.prior) {
+      if (prior_.size() == wanted) break;
+      if (i < space_.size() && i != first_ && std::find(prior_.begin(), prior_.end(), i) == prior_.end())
+        prior_.push_back(i);
+    }
   }
 
   const SearchSpace& space() const { return space_; }
@@ -51,7 +57,8 @@ class SearchState {
   std::vector<std::size_t> propose(std::size_t max, Next&& next) {
     std::vector<std::size_t> out;
     while (out.size() < max && !done()) {
-      std::optional<std::size_t> i = proposed() == 0 ? std::optional<std::size_t>(first_) : next();
+      std::optional<std::size_t> i = proposed() == 0 ? std::optional<std::size_t>(first_) : next_prior();
+      if (!i) i = next();
       if (!i || *i >= space_.size() || was_proposed(*i)) i = any_unproposed();
       take(*i);
       out.push_back(*i);
@@ -130,8 +137,17 @@ class SearchState {
     where_.erase(i);
   }
 
+  // The next prior config not proposed yet, while the prior's share lasts.
+  std::optional<std::size_t> next_prior() {
+    while (prior_at_ < prior_.size())
+      if (std::size_t i = prior_[prior_at_++]; !was_proposed(i)) return i;
+    return std::nullopt;
+  }
+
   const SearchSpace& space_;
   std::size_t first_;
+  std::vector<std::size_t> prior_;  // the prior configs this search measures first
+  std::size_t prior_at_ = 0;
   std::size_t limit_;
   std::mt19937_64 rng_;
   std::unordered_map<std::size_t, double> cost_;        // observed configs only

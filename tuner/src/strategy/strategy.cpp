@@ -22,6 +22,8 @@ constexpr Factory kFactories[] = {&exhaustive, &make_random, &make_random_refine
 
 }  // namespace
 
+std::size_t prior_count(std::size_t limit) { return std::clamp<std::size_t>(limit / 20, 1, 16); }
+
 std::unique_ptr<Strategy> make_strategy(const std::string& name, const StrategyContext& context) {
   if (name == "default") return make_strategy(default_strategy_name(), context);
   const auto names = strategy_names();
