@@ -53,8 +53,9 @@ struct StrategyContext {
   // seeded random order. A `budget` implies it.
   bool may_be_cut = false;
   // Configs other GPUs (or other keys) found fastest, best first (ktune/prior.hpp): the
-  // first prior_count() of them are proposed right after the DEFAULT, so the search starts
-  // where they were fast; the strategy goes on from their results as from its own.
+  // first prior_count() of them are proposed right after the DEFAULT, so a search that is
+  // cut early has them measured. They are answers, not directions: the strategy does not
+  // search from them, so a prior that misleads costs only its share of the budget.
   std::vector<std::size_t> prior = {};
 };
 

@@ -76,7 +76,11 @@ class SearchState {
     // Log time: strategies compare ratios, so they work the same at any scale.
     const double cost = o.status == Status::Ok ? std::log(std::max(o.time_ms, 1e-9)) : kFailed;
     cost_.emplace(o.index, cost);
-    if (o.status == Status::Ok) ok_.emplace(cost, o.index);
+    // A prior config is an answer, not a direction: it is never searched from, so a prior
+    // that misleads (fast here, but away from this GPU's optimum) cannot pull the search
+    // away; its time still counts for the tuner's best.
+    if (o.status == Status::Ok && std::find(prior_.begin(), prior_.end(), o.index) == prior_.end())
+      ok_.emplace(cost, o.index);
     history_.push_back(o.index);
     return true;
   }
@@ -87,7 +91,7 @@ class SearchState {
     return it == cost_.end() ? kUnknown : it->second;
   }
   bool known(std::size_t i) const { return cost_.count(i) > 0; }
-  // Configs that ran, best (fastest) first.
+  // Configs that ran, best (fastest) first; the prior's configs are not among them.
   const std::set<std::pair<double, std::size_t>>& ranking() const { return ok_; }
 
   std::size_t unproposed_count() const { return space_.size() - proposed(); }
