@@ -110,6 +110,17 @@ json merge merge --into "$work/merged" "$work/imported"
 json simulate simulate --db "$work/merged/NVIDIA_H200.json" --strategy random --budget 10 --seed 1
 [[ $(field simulate 'd["evaluations"], d["configs"]') == "(10, $configs)" ]] || fail "simulate --json: $(field simulate d)"
 not_json simulate --db "$work/merged/NVIDIA_H200.json" --strategy random --budget 10 --seed 1
+# A prior of the same measurements (as a DB, and as the Kernel Tuner cache exported above):
+# its best, measured right after the DEFAULT, is the recorded optimum.
+for prior in "$db" "$work/sgemm.kt.json"; do
+  json prior simulate --db "$db" --key "$key" --strategy random --budget 10 --seed 1 --prior "$prior"
+  [[ $(field prior 'd["ratio"], d["prior"]["configs"], d["prior"]["measured_first"]') == "(1.0, $configs, 1)" ]] ||
+    fail "simulate --prior $prior: $(field prior d)"
+done
+# A prior of another kernel (the cache with TM renamed) is refused, naming the parameter.
+sed 's/"TM"/"XX"/g' "$work/sgemm.kt.json" >"$work/other.kt.json"
+expect_exit 1 simulate --db "$db" --key "$key" --budget 10 --seed 1 --prior "$work/other.kt.json"
+grep -q "has no parameter 'TM'" "$work/err.txt" || fail "a prior of another kernel: $(cat "$work/err.txt")"
 json report report "$work/merged" --out "$work/report" --gnuplot false
 [[ $(field report 'd["drawn"] == 0 and len(d["not_drawn"]) == len(d["plots"]) > 0') == True ]] ||
   fail "report --json: $(field report d)"

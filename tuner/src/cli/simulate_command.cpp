@@ -1,7 +1,8 @@
 // `ktune simulate --cache FILE|--db FILE|--t4 FILE [--strategy NAME] --budget N|P% --seed S [--trace OUT.jsonl]
-// [--json]`: runs a search strategy on a recorded space (a Kernel Tuner cache, or one key
+// [--prior FILE]... [--json]`: runs a search strategy on a recorded space (a Kernel Tuner cache, or one key
 // of a ktune DB with --db/--key) without a GPU, and says how close it came to the
 // recorded optimum. The trace has one JSON line per evaluation (docs/search.md).
+#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <memory>
@@ -17,6 +18,7 @@
 #include "ktune/error.hpp"
 #include "ktune/interop.hpp"
 #include "ktune/manifest.hpp"
+#include "ktune/prior.hpp"
 #include "ktune/replay.hpp"
 #include "ktune/simulate.hpp"
 #include "ktune/strategy.hpp"
@@ -34,8 +36,39 @@ struct SimulateOptions {
   std::string budget;
   uint64_t seed = 0;
   std::string trace;
+  std::vector<std::string> prior;  // recordings of the same kernel on other GPUs
   bool json = false;
 };
+
+// A prior recording: a ktune DB (a JSON object with "fingerprints"; the key of --key, else
+// its only key) or a Kernel Tuner cache.
+ReplaySpace read_prior(const std::string& file, const std::string& key) {
+  if (!file.ends_with(".gz")) {
+    std::ifstream in(file);
+    const nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
+    if (doc.is_object() && doc.contains("fingerprints")) return ReplaySpace::from_db(file, key);
+  }
+  return ReplaySpace::from_cache_file(file);
+}
+
+// The priors' rankings on `space`, taken in turn (each one's best, then each one's second,
+// ...), each config once.
+std::vector<std::size_t> merged_prior(const std::vector<std::string>& files, const std::string& key,
+                                      const ReplaySpace& space) {
+  std::vector<std::vector<std::size_t>> rankings;
+  for (const std::string& f : files) rankings.push_back(prior_from(read_prior(f, key), space));
+  std::vector<std::size_t> out;
+  std::vector<bool> taken(space.size(), false);
+  for (std::size_t at = 0;; ++at) {
+    bool more = false;
+    for (const auto& r : rankings)
+      if (at < r.size()) {
+        more = true;
+        if (!taken[r[at]]) taken[r[at]] = true, out.push_back(r[at]);
+      }
+    if (!more) return out;
+  }
+}
 
 void run_simulate(const SimulateOptions& o) {
   if (!o.cache.empty() + !o.db.empty() + !o.t4.empty() != 1)
@@ -50,8 +83,10 @@ void run_simulate(const SimulateOptions& o) {
 
   std::ostringstream lines;
   JsonlTrace trace(lines);
+  const std::vector<std::size_t> prior = merged_prior(o.prior, o.key, space);
+  const std::size_t prior_first = prior.empty() ? 0 : std::min(prior.size(), prior_count(budget));
   const SimulationResult r =
-      simulate(space, o.strategy, budget, o.seed, o.trace.empty() ? nullptr : &trace);
+      simulate(space, o.strategy, budget, o.seed, o.trace.empty() ? nullptr : &trace, 0, 1, prior);
   if (!o.trace.empty()) write_file_atomic(o.trace, lines.str());
   // Entries the replay left out (a wrong id, a damaged measurement), said once it is done: a
   // failure above is one line of its own.
@@ -86,6 +121,8 @@ void run_simulate(const SimulateOptions& o) {
         {"optimum_ms", optimum ? ordered_json(optimum->second) : ordered_json()},
         {"optimum_config", optimum ? space.config(optimum->first) : ordered_json()},
         {"ratio", opt(ratio)}};
+    if (!o.prior.empty())
+      doc["prior"] = {{"files", o.prior}, {"configs", prior.size()}, {"measured_first", prior_first}};
     // Names read from the file need not be UTF-8; dump() would throw on them.
     std::cout << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return;
@@ -98,6 +135,9 @@ void run_simulate(const SimulateOptions& o) {
   std::cout << " vs recorded optimum ";
   if (optimum) std::cout << optimum->second << " ms"; else std::cout << "none (nothing timed)";
   if (ratio) std::cout << " (ratio " << std::fixed << std::setprecision(3) << *ratio << ")";
+  if (!o.prior.empty())
+    std::cout << "; prior: " << prior.size() << " configs of this space from " << o.prior.size() << " file(s), "
+              << prior_first << " measured first";
   std::cout << "\n";
 }
 
@@ -121,6 +161,10 @@ void add_simulate_command(CLI::App& app) {
       ->required();
   sub->add_option("--seed", o->seed, "random seed: same seed, same evaluations")->required()->check(unsigned_integer());
   sub->add_option("--trace", o->trace, "write one JSON line per evaluation to this file");
+  sub->add_option("--prior", o->prior,
+                  "a recording of the same kernel on another GPU (Kernel Tuner cache or ktune DB, with --key); "
+                  "its fastest configs are measured first (repeatable)")
+      ->check(CLI::ExistingFile);
   sub->add_flag("--json", o->json, "print the summary as JSON");
   sub->callback([o] { run_simulate(*o); });
 }
