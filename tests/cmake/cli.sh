@@ -117,6 +117,11 @@ for prior in "$db" "$work/sgemm.kt.json"; do
   [[ $(field prior 'd["ratio"], d["prior"]["configs"], d["prior"]["measured_first"]') == "(1.0, $configs, 1)" ]] ||
     fail "simulate --prior $prior: $(field prior d)"
 done
+# One key syntax: simulate and export take the key with spaces, in any order, as show does.
+spaced=$(tr ',' ' ' <<<"$key" | awk '{for (i = NF; i > 0; --i) printf "%s ", $i}')
+json spaced simulate --db "$db" --key "$spaced" --strategy random --budget 10 --seed 1
+json spaced_export export --db "$db" --key "$spaced" --format t4 --out "$work/spaced.t4.json"
+[[ $(field spaced_export 'd["key"]') == "$key" ]] || fail "export --key \"$spaced\": $(field spaced_export d)"
 # A prior of another kernel (the cache with TM renamed) is refused, naming the parameter.
 sed 's/"TM"/"XX"/g' "$work/sgemm.kt.json" >"$work/other.kt.json"
 expect_exit 1 simulate --db "$db" --key "$key" --budget 10 --seed 1 --prior "$work/other.kt.json"

@@ -44,7 +44,7 @@ void run_export(const ExportOptions& o) {
   } else {
     Db::Loaded loaded = Db::load_document(o.db);
     skipped = std::move(loaded.warning);
-    data = interop_from_db(loaded.document, o.key, o.db);
+    data = interop_from_db(loaded.document, o.key.empty() ? "" : canonical_key(o.key), o.db);
   }
   const nlohmann::ordered_json doc = o.format == "t4" ? to_t4_results(data, o.timestamp)
                                                       : to_kernel_tuner_cache(data, o.timestamp);
@@ -80,7 +80,7 @@ void add_export_command(CLI::App& app) {
   CLI::App* sub = app.add_subcommand(
       "export", "Write measurements as a Kernel Tuner cache file or as T4 results");
   sub->add_option("--db", o->db, "a ktune DB file (<kernel DB dir>/<GPU>.json)");
-  sub->add_option("--key", o->key, "with --db: the key, e.g. \"M=64,N=64\" (default: its only key)");
+  sub->add_option("--key", o->key, "with --db: the key, e.g. \"M=64 N=64\" (names in any order, spaces or commas; default: its only key)");
   sub->add_option("--cache", o->cache, "or a Kernel Tuner cache file (.json or .json.gz)");
   sub->add_option("--format", o->format, "kt-cache (Kernel Tuner cache 1.1.0) or t4 (T4 results 1.0.0)")
       ->required()

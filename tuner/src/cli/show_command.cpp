@@ -35,35 +35,6 @@ struct ShowOptions {
   bool json = false;
 };
 
-// "M=4096 N=4096 K=4096" (any order, spaces or commas) -> "K=4096,M=4096,N=4096".
-std::string canonical_key(const std::string& text) {
-  std::map<std::string, int64_t> key;
-  std::string item;
-  std::istringstream in(text);
-  auto add = [&](const std::string& a) {
-    const auto eq = a.find('=');
-    if (a.empty()) return;
-    if (eq == std::string::npos || eq == 0)
-      throw Error(typed(a) + " is not NAME=VALUE; write e.g. --key \"M=4096 N=4096\"");
-    try {
-      std::size_t used = 0;
-      key[a.substr(0, eq)] = std::stoll(a.substr(eq + 1), &used);
-      if (used != a.size() - eq - 1) throw std::invalid_argument(a);
-    } catch (const std::exception&) {
-      throw Error(typed(a.substr(eq + 1)) + " in " + typed(text) + " is not an integer");
-    }
-  };
-  for (char c : text) {
-    if (c == ' ' || c == ',') {
-      add(item);
-      item.clear();
-    } else {
-      item += c;
-    }
-  }
-  add(item);
-  return key_id(key);
-}
 
 // One key of one fingerprint: counts by status and the `top` fastest ok, unabandoned configs.
 json summarize_key(const std::string& key, const json& configs, int top) {

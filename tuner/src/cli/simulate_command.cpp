@@ -76,14 +76,15 @@ void run_simulate(const SimulateOptions& o) {
                 "or --t4 FILE");
   if (!o.key.empty() && o.db.empty())
     throw Error("simulate: --key selects a key of a ktune DB; it needs --db FILE");
+  const std::string key = o.key.empty() ? "" : canonical_key(o.key);
   const ReplaySpace space = !o.t4.empty()    ? t4_to_replay(read_t4_file(o.t4), o.t4)
-                            : o.cache.empty() ? ReplaySpace::from_db(o.db, o.key)
+                            : o.cache.empty() ? ReplaySpace::from_db(o.db, key)
                                               : ReplaySpace::from_cache_file(o.cache);
   const std::size_t budget = parse_budget(o.budget, space.size(), "--budget");
 
   std::ostringstream lines;
   JsonlTrace trace(lines);
-  const std::vector<std::size_t> prior = merged_prior(o.prior, o.key, space);
+  const std::vector<std::size_t> prior = merged_prior(o.prior, key, space);
   const std::size_t prior_first = prior.empty() ? 0 : std::min(prior.size(), prior_count(budget));
   const SimulationResult r =
       simulate(space, o.strategy, budget, o.seed, o.trace.empty() ? nullptr : &trace, 0, 1, prior);
@@ -150,7 +151,7 @@ void add_simulate_command(CLI::App& app) {
   sub->add_option("--cache", o->cache, "Kernel Tuner cache file (.json or .json.gz)");
   sub->add_option("--db", o->db, "or a ktune DB file (<kernel DB dir>/<GPU>.json)");
   sub->add_option("--t4", o->t4, "or T4 results (.json or .json.gz)");
-  sub->add_option("--key", o->key, "with --db: the key, e.g. \"M=64,N=64\" (default: its only key)");
+  sub->add_option("--key", o->key, "with --db: the key, e.g. \"M=64 N=64\" (names in any order, spaces or commas; default: its only key)");
   std::string names;
   for (const std::string& n : strategy_names()) names += (names.empty() ? "" : ", ") + n;
   sub->add_option("--strategy", o->strategy,

@@ -507,7 +507,7 @@ std::vector<DbRecord> t4_to_db_records(const nlohmann::ordered_json& doc, const 
   if (who.gpu.cc_major <= 0)
     throw Error(origin + ": the compute capability of " + interop_detail::iop_shown(who.gpu.name) +
                 " is not known; give it (--cc 8.0)");
-  const std::string key = key_id(parse_key_text(who.key, "--key"));
+  const std::string key = who.key.empty() ? "" : canonical_key(who.key);
   const std::vector<interop_detail::T4Row> rows = interop_detail::iop_parse_t4(doc, origin);
   Fingerprint fp{who.kernel_hash, who.nvcc_version, who.gpu};
   std::vector<DbRecord> out;
