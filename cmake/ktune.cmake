@@ -853,7 +853,7 @@ endfunction()
 # One config's cubin: called once per line of the generated configs.cmake, inside
 # ktune_add_kernel's scope, with the command `ktune plan` made for it. A macro, not a
 # function: thousands of calls at configure time.
-macro(_ktune_cubin id command)
+macro(_ktune_cubin id values command)
   set(_ktune_record "${_ktune_kernel_dir}/records/${id}.json")
   add_custom_command(
     OUTPUT "${_ktune_record}"
@@ -862,7 +862,7 @@ macro(_ktune_cubin id command)
     DEPENDS "${_ktune_source}"
     DEPFILE "${_ktune_kernel_dir}/deps/${id}.d"
     JOB_POOL ktune_nvcc
-    COMMENT "ktune: ${name} ${id}"
+    COMMENT "ktune: ${name} ${values}"
     VERBATIM)
   list(APPEND _ktune_records "${_ktune_record}")
 endmacro()

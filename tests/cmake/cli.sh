@@ -80,7 +80,7 @@ default_record=$(python3 -c 'import json, sys; d = json.load(open(sys.argv[1]));
 python3 - "$work/kd/configs.cmake" >"$work/kd.compile.sh" <<'PY'
 import re, shlex, sys
 text = open(sys.argv[1]).read()
-(args,) = re.findall(r'_ktune_cubin\(\w+ "(.*)"\)', text)  # the DEFAULT's edge: a CMake list
+(args,) = re.findall(r'_ktune_cubin\(\w+ "A=\d+ B=\d+" "(.*)"\)', text)  # the DEFAULT's edge: values, a CMake list
 print(" ".join(shlex.quote(a.replace('\\"', '"').replace("\\$", "$").replace("\\\\", "\\")) for a in args.split(";")))
 PY
 bash "$work/kd.compile.sh" >"$work/kd.compile.log" 2>&1 || { cat "$work/kd.compile.log"; fail "compiling the DEFAULT"; }

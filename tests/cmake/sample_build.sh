@@ -22,8 +22,8 @@ build() {
   cmake --build "$build_dir" --parallel 2 >"$work/build.log" 2>&1 ||
     { cat "$work/build.log"; fail "build (a compile failure must not fail the build)"; }
 }
-# Configs compiled by the last build: one COMMENT line "ktune: tiny <id>" each.
-compiled() { grep -cE 'ktune: tiny [0-9a-f]{16}' "$work/build.log" || true; }
+# Configs compiled by the last build: one COMMENT line "ktune: tiny BLOCK=<v> UNROLL=<v>" each.
+compiled() { grep -cE 'ktune: tiny BLOCK=[0-9]+ UNROLL=[0-9]+' "$work/build.log" || true; }
 expect_compiled() {
   local n; n=$(compiled)
   [[ $n == "$1" ]] || { cat "$work/build.log"; fail "$2: expected $1 configs compiled, got $n"; }
@@ -39,12 +39,22 @@ build
 expect_compiled 7 "first build"
 cubins=$(find "$kdir/cubins" -name '*.cubin' -size +0 | wc -l)
 [[ $cubins == 6 ]] || fail "expected 6 cubins (7 configs, 1 broken on purpose), found $cubins"
-grep -q "did not compile" "$work/build.log" || fail "no warning for the config that failed"
+grep -qE "warning: config BLOCK=128 UNROLL=2 \([0-9a-f]{16}\) did not compile" "$work/build.log" ||
+  { cat "$work/build.log"; fail "no warning naming the config that failed by its values"; }
 "$tool" cubins --json "$kdir/manifest.json" >"$work/cubins.json"
 grep -q '"compiled": 6' "$work/cubins.json" || { cat "$work/cubins.json"; fail "summary compiled"; }
 grep -q '"compile_failed": 1' "$work/cubins.json" || fail "summary compile_failed"
 failed_log=$(grep -l "broken on purpose" "$kdir"/logs/*.log | wc -l)
 [[ $failed_log == 1 ]] || fail "the failed config's log does not hold nvcc's error"
+log=$(grep -l "broken on purpose" "$kdir"/logs/*.log)
+[[ $(head -n 1 "$log") == "# ktune: config BLOCK=128 UNROLL=2" ]] || fail "the log does not start with the config: $(head -n 2 "$log")"
+sed -n 2p "$log" | grep -qE '^# ktune: command .*nvcc -cubin -arch=sm_90 .*-DBLOCK=128 -DUNROLL=2 ' ||
+  fail "the log's second line is not the nvcc command: $(sed -n 2p "$log")"
+grep -q '"config": "BLOCK=128 UNROLL=2"' "$kdir"/records/*.json || fail "no compile record names its config's values"
+"$tool" cubins "$kdir/manifest.json" >"$work/cubins.txt"
+grep -qE '^  compile-failed BLOCK=128 UNROLL=2 \([0-9a-f]{16}\): .*broken on purpose' "$work/cubins.txt" ||
+  { cat "$work/cubins.txt"; fail "ktune cubins does not name the failed config by its values and error"; }
+echo "ok: the failed config is named by its values in the build's warning, its log, its record and ktune cubins"
 grep -l '"status": "compile-failed"' "$kdir"/records/*.json | wc -l | grep -qx 1 ||
   fail "expected one compile-failed record"
 

@@ -11,6 +11,7 @@
 
 #include "error_of.hpp"
 #include "ktune/build_plan.hpp"
+#include "ktune/text.hpp"
 #include "ktune/config_id.hpp"
 
 namespace {

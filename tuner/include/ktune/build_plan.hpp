@@ -92,7 +92,4 @@ std::string division_hint(const std::string& what);
 // cmake/ktune.cmake). Data only.
 std::string cmake_edges(const Manifest& m, const std::filesystem::path& dir, const std::string& tool);
 
-// An argument as POSIX sh reads it back: bare when only safe characters, else quoted.
-std::string shell_quote(const std::string& arg);
-
 }  // namespace ktune

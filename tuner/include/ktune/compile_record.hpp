@@ -23,6 +23,7 @@ struct CompileRecord {
   // command_digest() of the compiler command that wrote it: another command (flags,
   // macros, compiler) makes the record stale. Empty in records of older versions.
   std::string command_digest;
+  std::string config;  // the config by its values ("TM=64 TN=4"); empty in older records
 
   nlohmann::json to_json() const;
   static CompileRecord from_json(const nlohmann::json& doc, const std::string& origin);
@@ -40,7 +41,12 @@ struct CompileJob {
   std::filesystem::path depfile;     // optional: the compiler's dependency file
   std::filesystem::path source;      // the file compiled, for a placeholder depfile
   std::vector<std::string> command;  // the compiler command line, launcher first if any
+  std::string config;                // the config by its values, for the log, record and messages
 };
+
+// The compiler's first error line in a compile log (after ktune's own "# " header lines),
+// so that a report says why without opening the log; empty when none, or no log.
+std::string first_error_line(const std::filesystem::path& log);
 
 // "SIGSEGV" for 11; "signal 64" for one without a name here.
 std::string signal_name(int sig);

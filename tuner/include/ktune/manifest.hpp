@@ -133,6 +133,9 @@ struct Manifest {
   // Enumerates `spec` into `configs` (with `defines` and the T1 grid macros). Throws Error.
   void enumerate_configs();
   std::size_t default_index() const;  // the DEFAULT's index in `configs`
+  // "block_size_x=16 tile_size_x=2": a config by its values, wherever a person reads it
+  // (ids name files). One value per parameter, in declaration order.
+  std::string describe(std::span<const int64_t> values) const;
   std::vector<std::vector<Assignment>> keys;  // KEYS, in the order declared
 
   nlohmann::json to_json() const;

@@ -13,8 +13,9 @@ class Progress {
   Progress(std::string label, std::size_t total, std::FILE* out = stderr);
   Progress(std::string label, std::size_t total, std::FILE* out, bool interactive);
 
-  // After each config: `best_ms` < 0 when nothing is ok yet. `elapsed_s` since start.
-  void update(std::size_t done, double best_ms, const std::string& best_id, double elapsed_s);
+  // After each config: `best_ms` < 0 when nothing is ok yet; `best` names that config by
+  // its values. `elapsed_s` since start.
+  void update(std::size_t done, double best_ms, const std::string& best, double elapsed_s);
   void finish(double elapsed_s);
 
  private:

@@ -24,6 +24,9 @@ std::string json_excerpt(const nlohmann::json& value);
 // longer text ends in "...".
 std::string terminal_text(std::string_view s, std::size_t max = 200);
 
+// An argument as POSIX sh reads it back: bare when only safe characters, else quoted.
+std::string shell_quote(const std::string& arg);
+
 // strerror(err) as a string.
 std::string errno_text(int err);
 

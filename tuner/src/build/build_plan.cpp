@@ -268,17 +268,8 @@ std::string cmake_list(const std::vector<std::string>& args) {
 
 }  // namespace
 
-std::string shell_quote(const std::string& arg) {
-  const bool safe = !arg.empty() && arg.find_first_not_of(
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-./=:,+@%") == std::string::npos;
-  if (safe) return arg;
-  std::string out = "'";
-  for (char ch : arg) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
-  return out + "'";
-}
-
 CompileJob compile_job(const Manifest& m, const ManifestConfig& c, const fs::path& dir) {
-  CompileJob job{dir / c.record(), dir / c.log(), dir / c.cubin(), dir / c.depfile(), m.source, {}};
+  CompileJob job{dir / c.record(), dir / c.log(), dir / c.cubin(), dir / c.depfile(), m.source, {}, m.describe(c.values)};
   job.command = nvcc_prefix(m, "-cubin", "-arch=sm_" + m.compile.arch);
   for (auto& a : config_flags(m, c)) job.command.push_back(std::move(a));
   for (const auto& a : {std::string("-MD"), std::string("-MF"), job.depfile.string(), std::string("-MT"),
@@ -293,7 +284,7 @@ std::vector<std::string> cubin_command(const Manifest& m, const ManifestConfig& 
   const CompileJob job = compile_job(m, c, dir);
   std::vector<std::string> out = {tool,     "compile",   "--record", job.record.string(), "--log",
                                   job.log.string(), "--cubin", job.cubin.string(), "--depfile", job.depfile.string(),
-                                  "--source", m.source,    "--"};
+                                  "--source", m.source,    "--config", job.config, "--"};
   out.insert(out.end(), job.command.begin(), job.command.end());
   return out;
 }
@@ -311,6 +302,14 @@ std::vector<std::string> default_ptx_command(const Manifest& m, const fs::path& 
   return out;
 }
 
+namespace {
+// _ktune_cubin(<id> "<values>" "<command>"): the values name the build step.
+std::string cubin_line(const Manifest& m, const ManifestConfig& c, const fs::path& dir, const std::string& tool) {
+  return "_ktune_cubin(" + c.id + " " + cmake_list({m.describe(c.values)}) + " " +
+         cmake_list(cubin_command(m, c, dir, tool)) + ")\n";
+}
+}  // namespace
+
 std::string cmake_edges(const Manifest& m, const fs::path& dir, const std::string& tool) {
   std::string out = "# Written by `ktune plan` for kernel " + m.kernel +
                     ". Data only; the logic is in cmake/ktune.cmake.\n";
@@ -319,10 +318,9 @@ std::string cmake_edges(const Manifest& m, const fs::path& dir, const std::strin
   out += "set(_ktune_default_ptx_command " + cmake_list(default_ptx_command(m, dir)) + ")\n";
   if (m.on_demand) {  // the DEFAULT alone; the tuner and the bake compile what they need
     const ManifestConfig d = default_config(m);
-    return out + "_ktune_cubin(" + d.id + " " + cmake_list(cubin_command(m, d, dir, tool)) + ")\n";
+    return out + cubin_line(m, d, dir, tool);
   }
-  for (const auto& c : m.configs)
-    out += "_ktune_cubin(" + c.id + " " + cmake_list(cubin_command(m, c, dir, tool)) + ")\n";
+  for (const auto& c : m.configs) out += cubin_line(m, c, dir, tool);
   return out;
 }
 

@@ -39,6 +39,7 @@ json CompileRecord::to_json() const {
   if (!cubin.empty()) doc["cubin"] = cubin;
   if (!signal.empty()) doc["signal"] = signal;
   if (!command_digest.empty()) doc["command_digest"] = command_digest;
+  if (!config.empty()) doc["config"] = config;
   return doc;
 }
 
@@ -117,6 +118,11 @@ CompileRecord CompileRecord::from_json(const json& doc, const std::string& origi
     r.command_digest = member("command_digest", &json::is_string, "a string").get<std::string>();
     if (r.command_digest.size() != 16) throw refuse("\"command_digest\" is not a digest");
   }
+  if (doc.contains("config")) {
+    r.config = member("config", &json::is_string, "a string").get<std::string>();
+    if (r.config.size() > 4096 || r.config.find_first_of(std::string("\n\r\0", 3)) != std::string::npos)
+      throw refuse("\"config\" is not a config's values on one line");
+  }
   return r;
 }
 
@@ -186,7 +192,21 @@ void write_fallback_depfile(const CompileJob& job) {
   out << "\n";
 }
 
+// "config TM=64 TN=4 (1ede47b008f641de)": values for people, the id for the files.
+std::string job_name(const CompileJob& job) {
+  const std::string id = job.cubin.stem().string();
+  return job.config.empty() ? id : "config " + job.config + " (" + id + ")";
+}
+
 }  // namespace
+
+std::string first_error_line(const std::filesystem::path& log) {
+  std::ifstream in(log);
+  for (std::string line; std::getline(in, line);)
+    if (!line.starts_with("# ktune: ") && line.find("error") != std::string::npos)
+      return terminal_text(line, 300);  // a log is any bytes
+  return "";
+}
 
 CompileOutcome run_compile_job(const CompileJob& job) {
   namespace fs = std::filesystem;
@@ -197,6 +217,16 @@ CompileOutcome run_compile_job(const CompileJob& job) {
   fs::remove(job.cubin, ignored);
   fs::remove(job.record, ignored);
 
+  // The log starts with what was compiled and how, so that it can be read, and the
+  // command rerun by hand, without the build files.
+  {
+    std::ofstream header(job.log, std::ios::trunc);
+    if (!job.config.empty()) header << "# ktune: config " << job.config << "\n";
+    header << "# ktune: command";
+    for (const auto& a : job.command) header << " " << shell_quote(a);
+    header << "\n";
+  }
+
   std::vector<char*> argv;
   for (const auto& a : job.command) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -205,7 +235,7 @@ CompileOutcome run_compile_job(const CompileJob& job) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, job.log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, job.log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
   posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
   const auto start = std::chrono::steady_clock::now();
   pid_t pid = 0;
@@ -213,7 +243,7 @@ CompileOutcome run_compile_job(const CompileJob& job) {
   posix_spawn_file_actions_destroy(&actions);
   if (err != 0) {
     // Recorded like a compiler error: the log says why, and the build goes on.
-    std::ofstream(job.log, std::ios::trunc) << "ktune: cannot run " << job.command.front() << ": "
+    std::ofstream(job.log, std::ios::app) << "ktune: cannot run " << job.command.front() << ": "
                                               << std::strerror(err) << "\n";
   }
   int status = 0;
@@ -229,7 +259,7 @@ CompileOutcome run_compile_job(const CompileJob& job) {
 
   const int sig = err == 0 && WIFSIGNALED(status) ? WTERMSIG(status) : 0;
   if (sig != 0 && is_interrupt_signal(sig)) {
-    std::cerr << "ktune: the compiler of " << job.cubin.filename().string() << " was interrupted by "
+    std::cerr << "ktune: the compiler of " << job_name(job) << " was interrupted by "
               << signal_name(sig) << "; nothing recorded, the next build compiles it again\n";
     outcome.exit_code = 128 + sig;
     return outcome;
@@ -244,6 +274,7 @@ CompileOutcome run_compile_job(const CompileJob& job) {
   record.cpu_s = outcome.cpu_s;
   record.log = job.log.string();
   record.command_digest = command_digest(job.command);
+  record.config = job.config;
   bool have_cubin = fs::exists(job.cubin) && fs::file_size(job.cubin) > 0;
   record.status = (record.exit_code == 0 && have_cubin) ? "ok" : "compile-failed";
   if (record.status == "ok") {
@@ -256,7 +287,7 @@ CompileOutcome run_compile_job(const CompileJob& job) {
     // Likewise a failed compiler may write no depfile (a preprocessor error stops it
     // early), which Ninja also takes as dirty.
     if (!job.depfile.empty() && !fs::exists(job.depfile)) write_fallback_depfile(job);
-    std::cerr << "ktune: warning: " << job.cubin.stem().string() << " did not compile ("
+    std::cerr << "ktune: warning: " << job_name(job) << " did not compile ("
               << (err != 0    ? "cannot run " + job.command.front() + ": " + std::strerror(err)
                   : sig != 0 ? "the compiler died of " + record.signal
                              : "exit code " + std::to_string(record.exit_code))

@@ -355,6 +355,13 @@ std::size_t Manifest::default_index() const {
   return configs.find(values).value_or(configs.size());
 }
 
+std::string Manifest::describe(std::span<const int64_t> values) const {
+  std::string out;
+  for (std::size_t k = 0; k < values.size() && k < spec.parameters.size(); ++k)
+    out += (k ? " " : "") + spec.parameters[k].name + "=" + std::to_string(values[k]);
+  return out;
+}
+
 std::string read_file(const std::filesystem::path& path) {
   // A directory opens fine and reads as empty: say what it is, not "empty" or "not found".
   std::error_code ec;

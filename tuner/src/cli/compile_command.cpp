@@ -1,4 +1,4 @@
-// `ktune compile --record R --log L --cubin C -- COMMAND...`: the wrapper around each
+// `ktune compile --record R --log L --cubin C [--config VALUES] -- COMMAND...`: the wrapper around each
 // cubin's nvcc command, so that a config that does not compile is recorded, not fatal.
 #include "cli/commands.hpp"
 #include "ktune/compile_record.hpp"
@@ -15,6 +15,7 @@ void add_compile_command(CLI::App& app) {
   sub->add_option("--depfile", job->depfile,
                   "the command's dependency file; written empty if a failed compile left none");
   sub->add_option("--source", job->source, "the file compiled (named by a placeholder depfile)");
+  sub->add_option("--config", job->config, "the config by its values, for the log, the record and messages");
   sub->add_option("command", job->command, "compiler command line, after --")->required();
   sub->callback([job] {
     int code = run_compile_job(*job).exit_code;

@@ -47,7 +47,9 @@ void run(const CubinsOptions& o) {
       ++ok;
     } else {
       ++failed;
-      failures.push_back({{"id", id}, {"log", r.log}, {"exit_code", r.exit_code}});
+      const auto index = m.configs.find_id(id);
+      failures.push_back({{"id", id}, {"config", index ? m.describe(m.configs[*index].values) : r.config},
+                          {"log", r.log}, {"exit_code", r.exit_code}, {"error", first_error_line(r.log)}});
     }
   }
   const std::size_t missing = m.configs.size() - ok - failed;
@@ -82,7 +84,9 @@ void run(const CubinsOptions& o) {
   if (missing) std::cout << ", " << missing << " not built yet";
   std::cout << "; nvcc " << cpu << " s CPU, " << wall << " s summed wall\n";
   for (std::size_t i = 0; i < failures.size() && i < 5; ++i)
-    std::cout << "  compile-failed " << terminal_text(failures[i]["id"].get<std::string>(), 40) << ": "
+    std::cout << "  compile-failed " << terminal_text(failures[i]["config"].get<std::string>()) << " ("
+              << failures[i]["id"].get<std::string>() << "): "
+              << terminal_text(failures[i]["error"].get<std::string>()) << "\n    log: "
               << terminal_text(failures[i]["log"].get<std::string>()) << "\n";
   if (failures.size() > 5) std::cout << "  ... and " << failures.size() - 5 << " more\n";
 }

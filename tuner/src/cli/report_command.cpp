@@ -24,7 +24,6 @@
 
 #include "cli/commands.hpp"
 #include "cli/db_inputs.hpp"
-#include "ktune/build_plan.hpp"
 #include "ktune/db.hpp"
 #include "ktune/error.hpp"
 #include "ktune/text.hpp"

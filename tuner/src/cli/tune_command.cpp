@@ -136,22 +136,6 @@ int run_tuner(const std::vector<std::string>& args, bool json_mode) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-// The first line of a compile log that says "error", for the one-line message.
-std::string first_error(const fs::path& log) {
-  std::ifstream in(log);
-  for (std::string line; std::getline(in, line);)
-    if (line.find("error") != std::string::npos) return line.size() > 240 ? line.substr(0, 240) + "..." : line;
-  return "";
-}
-
-// "block_size_x=16 tile_size_x=2": a config's values, for messages.
-std::string describe(const Manifest& m, const std::vector<int64_t>& values) {
-  std::string s;
-  for (std::size_t k = 0; k < values.size(); ++k)
-    s += (s.empty() ? "" : " ") + m.spec.parameters[k].name + "=" + std::to_string(values[k]);
-  return s;
-}
-
 }  // namespace tune_cli
 
 void run(const TuneT1Options& o) {
@@ -263,18 +247,18 @@ void run(const TuneT1Options& o) {
   std::vector<int64_t> reference_values = p.reference;
   std::string reference_text = p.reference_why.empty() ? "the Default's values" : "the first valid config (" + p.reference_why + ")";
   if (!compiled(reference)) {
-    const std::string line = first_error(p.kernel_dir / reference.log());
+    const std::string line = first_error_line(p.kernel_dir / reference.log());
     const std::string why = "the Default's values did not compile" + (line.empty() ? "" : ": " + line);
     const std::size_t at = m.configs[0].id == reference.id ? 1 : 0;
     if (at >= m.configs.size())
-      throw Error(m.kernel + ": the Default config (" + describe(m, reference.values) + ") did not compile" +
+      throw Error(m.kernel + ": the Default config (" + m.describe(reference.values) + ") did not compile" +
                   (line.empty() ? "" : ": " + line) + ", and the space has no other config to take the reference "
                   "outputs from; log: " + (p.kernel_dir / reference.log()).string());
     const ManifestConfig& fallback = fallback_config;
     if (!compiled(fallback))
-      throw Error(m.kernel + ": the Default config (" + describe(m, reference.values) + ") did not compile" +
+      throw Error(m.kernel + ": the Default config (" + m.describe(reference.values) + ") did not compile" +
                   (line.empty() ? "" : ": " + line) + ", nor did the first valid config (" +
-                  describe(m, fallback.values) + "); every config is checked against the reference outputs, so fix "
+                  m.describe(fallback.values) + "); every config is checked against the reference outputs, so fix "
                   "the kernel; log: " + (p.kernel_dir / reference.log()).string());
     say << "ktune: warning: " << m.kernel << ": " << why << "; log: " << (p.kernel_dir / reference.log()).string()
         << "\n";
@@ -282,7 +266,7 @@ void run(const TuneT1Options& o) {
     reference_text = at == 0 ? "the first valid config (" + why + ")" : "the second valid config (" + why +
                                                                               "; the first is the Default)";
   }
-  say << "ktune: " << m.kernel << ": reference outputs: " << reference_text << ", " << describe(m, reference_values)
+  say << "ktune: " << m.kernel << ": reference outputs: " << reference_text << ", " << m.describe(reference_values)
       << "\n";
   {
     T1Run run = T1Run::from_json(read_json_file(p.run_file), p.run_file.string());

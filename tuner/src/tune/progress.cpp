@@ -41,7 +41,7 @@ Progress::Progress(std::string label, std::size_t total, std::FILE* out)
 Progress::Progress(std::string label, std::size_t total, std::FILE* out, bool interactive)
     : label_(std::move(label)), total_(total), out_(checked(out)), interactive_(interactive) {}
 
-void Progress::update(std::size_t done, double best_ms, const std::string& best_id,
+void Progress::update(std::size_t done, double best_ms, const std::string& best,
                       double elapsed_s) {
   done_ = done;
   const bool last = done >= total_;
@@ -56,7 +56,7 @@ void Progress::update(std::size_t done, double best_ms, const std::string& best_
     char ms[32];
     std::snprintf(ms, sizeof ms, "%.3f ms", best_ms);
     line += ms;
-    if (!best_id.empty()) line += " (" + best_id + ")";
+    if (!best.empty()) line += " (" + (best.size() > 80 ? best.substr(0, 77) + "..." : best) + ")";
   }
   const std::size_t left = last ? 0 : total_ - done;
   line += ", ETA " + (done == 0 ? std::string("?")

@@ -46,22 +46,6 @@ std::string nvcc_version(const std::string& nvcc) {
   return out.substr(v + 3, end - v - 3);
 }
 
-std::string describe_values(const Manifest& m, const ManifestConfig& c) {
-  std::string s;
-  for (std::size_t k = 0; k < c.values.size(); ++k)
-    s += (k ? " " : "") + m.spec.parameters[k].name + "=" + std::to_string(c.values[k]);
-  return s;
-}
-
-// The compiler's first error line in a compile log, so that the report says why without
-// opening the log; empty when there is none (or no log).
-std::string first_error_line(const std::string& log) {
-  std::ifstream in(log);
-  for (std::string line; std::getline(in, line);)
-    if (line.find("error") != std::string::npos) return terminal_text(line, 300);  // a log is any bytes
-  return "";
-}
-
 json values_json(const Manifest& m, const ManifestConfig& c) {
   json v = json::object();
   for (std::size_t k = 0; k < c.values.size(); ++k) v[m.spec.parameters[k].name] = c.values[k];
@@ -188,7 +172,7 @@ json tune_group(const TuneOptions& o, const Manifest& m, GpuPool& pool, const Fi
       }
       ++ks.counts[to_string(result.status)];
       if (result.status != Status::Ok)
-        ks.failures.push_back({{"id", c.id}, {"config", describe_values(m, c)},
+        ks.failures.push_back({{"id", c.id}, {"config", m.describe(c.values)},
                                {"status", to_string(result.status)}, {"reason", result.message}});
       if (result.status == Status::Ok && !result.abandoned && (ks.best_ms < 0 || result.median_ms < ks.best_ms)) {
         ks.best_ms = result.median_ms;
@@ -196,7 +180,8 @@ json tune_group(const TuneOptions& o, const Manifest& m, GpuPool& pool, const Fi
         ks.best_index = index;
       }
       strategy->observe({index, result.status, result.median_ms});
-      progress.update(evaluations, ks.best_ms, ks.best_id, key_seconds());
+      progress.update(evaluations, ks.best_ms, ks.best_id.empty() ? "" : m.describe(m.configs[ks.best_index].values),
+                      key_seconds());
     };
 
     // A compiled config: its compile failure answered at once, else sent to a GPU.
@@ -369,7 +354,7 @@ json tune_group(const TuneOptions& o, const Manifest& m, GpuPool& pool, const Fi
               {"fingerprint", fp.digest()}, {"db", db.path().string()}, {"keys", json::array()}};
   std::size_t failures = 0;
   for (const auto& ks : summaries) {
-    const std::string best = ks.best_id.empty() ? "-" : describe_values(m, m.configs[ks.best_index]);
+    const std::string best = ks.best_id.empty() ? "-" : m.describe(m.configs[ks.best_index].values);
     std::ostringstream statuses;
     for (const auto& [status, n] : ks.counts) statuses << status << " " << n << "  ";
     // "-" where no config (or not the DEFAULT) came out ok.
