@@ -473,7 +473,7 @@ function(ktune_add_kernel name)
   endif()
   # Each kernel makes targets ktune_<name>[_cubins|_tune|_tuner|_retune]: a name must not
   # make one that ktune itself or another kernel already has.
-  if(name MATCHES "^(runtime|space|tuner|tuner_main|replay|gpu_identity)$")
+  if(name MATCHES "^(runtime|space|tuner|tuner_main|replay|gpu_identity|examples)$")
     message(FATAL_ERROR "${where}: the kernel name would make target ktune_${name}, which is ktune's own; "
                         "rename the kernel")
   endif()

@@ -26,7 +26,14 @@ install(TARGETS ktune ktune_space ktune_runtime ktune_tuner ktune_tuner_main
 if(TARGET ktune-t1-tuner)
   install(TARGETS ktune-t1-tuner RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}")
 endif()
-install(DIRECTORY tuner/include/ktune DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}")
+# The public headers: what users' code includes (the harness API, the launch template's
+# types) and what the baked headers include (dispatch). The tuner's internals stay out;
+# cmake.install checks that each one compiles alone from the installed prefix.
+set(KTUNE_PUBLIC_HEADERS baked.hpp choose.hpp config.hpp cuda_arch.hpp dispatcher.hpp error.hpp half.hpp
+                         harness.hpp launch.hpp)
+list(TRANSFORM KTUNE_PUBLIC_HEADERS PREPEND tuner/include/ktune/)
+install(FILES ${KTUNE_PUBLIC_HEADERS} DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/ktune")
+install(FILES LICENSE DESTINATION "${CMAKE_INSTALL_DATADIR}/doc/ktune")
 install(EXPORT ktuneTargets NAMESPACE ktune:: DESTINATION "${_ktune_cmake_dir}")
 
 # The header-only dependencies ktune was built with as bare headers (no CMake package):

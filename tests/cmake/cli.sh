@@ -23,6 +23,10 @@ for sub in $("$tool" --help | sed -n '/^Subcommands:/,$p' | awk 'NR > 1 && NF {p
   expect_exit 0 "$sub" --help
   grep -q "^Usage: .*ktune $sub" "$work/out.txt" || fail "ktune $sub --help: no usage line"
 done
+expect_exit 0 --version
+version=$(sed -n 's/^set(KTUNE_VERSION \([0-9.]*\))$/\1/p' "$root/cmake/ktuneVersion.cmake")
+[[ -n $version && $(cat "$work/out.txt") == "ktune $version" ]] || fail "ktune --version: '$(cat "$work/out.txt")', expected 'ktune $version'"
+echo "ok: ktune --version prints ktune $version"
 expect_exit 2
 expect_exit 2 no-such-subcommand
 expect_exit 2 space

@@ -20,7 +20,20 @@ for f in ktuneConfigVersion.cmake ktuneTargets.cmake ktune.cmake ktuneDependenci
 done
 [[ -x $prefix/bin/ktune ]] || fail "bin/ktune is not installed"
 [[ ! -x $(dirname "$tool")/ktune-t1-tuner || -x $prefix/bin/ktune-t1-tuner ]] || fail "bin/ktune-t1-tuner is not installed"
-[[ -f $prefix/include/ktune/harness.hpp && -f $prefix/include/ktune/dispatcher.hpp ]] || fail "headers not installed"
+# The public headers alone, each compiling by itself from the prefix (so none includes one
+# left out); the tuner's internals are not installed.
+public="baked.hpp choose.hpp config.hpp cuda_arch.hpp dispatcher.hpp error.hpp half.hpp harness.hpp launch.hpp"
+installed=$(cd "$prefix/include/ktune" && ls | tr '\n' ' ' | sed 's/ $//')
+[[ $installed == "$public" ]] || fail "installed headers: '$installed', expected the public ones: '$public'"
+cuda_include=$(dirname "$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)")/../include
+for h in $public; do
+  echo "#include <ktune/$h>" | c++ -std=c++20 -fsyntax-only -x c++ -I"$prefix/include" -I"$cuda_include" - ||
+    fail "the installed ktune/$h does not compile alone"
+done
+cmp -s "$root/LICENSE" "$prefix/share/doc/ktune/LICENSE" || fail "the LICENSE is not installed in share/doc/ktune"
+[[ $("$prefix/bin/ktune" --version) == "ktune $(sed -n 's/^set(KTUNE_VERSION \([0-9.]*\))$/\1/p' "$root/cmake/ktuneVersion.cmake")" ]] ||
+  fail "the installed tool's --version: $("$prefix/bin/ktune" --version)"
+echo "ok: only the public headers are installed ($public), each compiles alone"
 for lib in space runtime tuner tuner_main; do
   [[ -n $(find "$prefix" -name "libktune_$lib.a") ]] || fail "libktune_$lib.a is not installed"
 done
@@ -80,4 +93,22 @@ cmake --build "$sub" --parallel 2 --target scale_app >"$work/sub_build.log" 2>&1
   { cat "$work/sub_build.log"; fail "build with add_subdirectory"; }
 check_app "$sub/scale_app"
 echo "ok: add_subdirectory(ktune): the app built with ktune's own runtime target and ran"
+
+# Fetched by FetchContent from a source archive (what a release or a Git host serves): the
+# tree's files as git knows them, or the tree without its build outputs outside a clone.
+archive=$work/ktune-src.tar.gz
+if git -C "$root" rev-parse --show-toplevel >/dev/null 2>&1; then
+  (cd "$root" && git ls-files -z --cached --others --exclude-standard | tar --null -T - -czf "$archive" --transform 's|^|ktune/|')
+else
+  tar -C "$(dirname "$root")" -czf "$archive" --exclude=build --exclude=.deps --exclude=.git "$(basename "$root")"
+fi
+fetched=$work/fetchcontent
+cmake -S "$work/src" -B "$fetched" "${common[@]}" -DCONSUMER_KTUNE_URL="file://$archive" -DKTUNE_HOST_TOOL="$tool" \
+  >"$work/fetch_configure.log" 2>&1 || { cat "$work/fetch_configure.log"; fail "configure with FetchContent"; }
+grep -q "ktune: scale: 3 configs of 4 points" "$work/fetch_configure.log" || { cat "$work/fetch_configure.log"; fail "no plan line"; }
+[[ -f $fetched/_deps/ktune-src/cmake/ktune.cmake ]] || fail "FetchContent did not unpack ktune into _deps/ktune-src"
+cmake --build "$fetched" --parallel 2 --target scale_app >"$work/fetch_build.log" 2>&1 ||
+  { cat "$work/fetch_build.log"; fail "build with FetchContent"; }
+check_app "$fetched/scale_app"
+echo "ok: FetchContent(ktune URL ...): the app built from the fetched sources and ran"
 echo PASS

@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
   // reports and cleans up after, instead of SIGXFSZ killing ktune with its temporaries left.
   std::signal(SIGXFSZ, SIG_IGN);
   CLI::App app{"ktune: build-time autotuning of CUDA kernels"};
+  app.set_version_flag("--version", "ktune " KTUNE_VERSION);
   app.require_subcommand(1);
   ktune::cli::add_space_command(app);
   ktune::cli::add_plan_command(app);
