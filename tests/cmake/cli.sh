@@ -135,4 +135,29 @@ json report report "$work/merged" --out "$work/report" --gnuplot false
   fail "report --json: $(field report d)"
 [[ -s $work/report/report.md ]] || fail "report: no report.md"
 echo "ok: show, export, import, merge, simulate and report print JSON with --json"
+
+# The report of the shipped sgemm DB: every measurement in the CSV (abandoned ones too),
+# the per-parameter plots' count said, and one HTML file with its tables.
+json report_db report "$db" --out "$work/report_db" --gnuplot false
+[[ $(field report_db 'd["csv"].endswith("measurements.csv") and d["html"].endswith("report.html")') == True ]] ||
+  fail "report --json names no CSV or HTML: $(field report_db d)"
+python3 - "$db" "$work/report_db" <<'PY' || fail "report: the CSV or the HTML does not hold every measurement"
+import csv, json, sys
+db = json.load(open(sys.argv[1]))
+entries = [(k, i, e["measurement"]) for fp in db["fingerprints"].values() for k, c in fp["keys"].items() for i, e in c.items()]
+rows = list(csv.DictReader(open(sys.argv[2] + "/measurements.csv", newline="")))
+assert len(rows) == len(entries), (len(rows), len(entries))
+assert {(r["key"], r["id"]) for r in rows} == {(k, i) for k, i, _ in entries}
+assert all(r["TM"].isdigit() for r in rows)
+abandoned = sum(1 for _, _, m in entries if m["status"] == "ok" and m.get("abandoned"))
+assert sum(r["abandoned"] == "true" for r in rows) == abandoned > 0
+ok = sum(1 for _, _, m in entries if m["status"] == "ok")
+md = open(sys.argv[2] + "/report.md").read()
+assert f"show all {ok} ok measurements: {ok - abandoned} measured fully" in md, md
+html = open(sys.argv[2] + "/report.html").read()
+series = sum(len(fp["keys"]) for fp in db["fingerprints"].values())
+# Two tables, each with its heading row: the winners (one row a series), every measurement.
+assert html.startswith("<!DOCTYPE html>") and html.count("<tr>") == (1 + series) + (1 + len(entries)), html.count("<tr>")
+PY
+echo "ok: report writes measurements.csv with every measurement, report.html, and says how many ok ones its plots show"
 echo PASS

@@ -703,6 +703,16 @@ TEST_F(TunerTest, ReportDrawsTheSearch) {
     EXPECT_GT(image.size(), 5000u) << png;
     EXPECT_NE(md.find("![" + std::string(png) + "](" + png + ".png)"), std::string::npos) << png;
   }
+  // The one-file HTML holds each plot inline and the tables; the CSV every measurement.
+  const std::string html = read_text(out / "report.html");
+  EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
+  std::size_t images = 0;
+  for (std::size_t at = 0; (at = html.find("src=\"data:image/png;base64,iVBORw0KGgo", at)) != std::string::npos; ++at) ++images;
+  EXPECT_EQ(images, 4u);
+  EXPECT_NE(html.find("<td>MODE=0 T=1</td>"), std::string::npos);
+  const std::string csv = read_text(out / "measurements.csv");
+  EXPECT_EQ(csv.substr(0, csv.find('\r')), "kernel,gpu,key,id,MODE,T,status,median_ms,abandoned,samples,seconds,at,message");
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 24) << csv;
 }
 
 // A budget of 3 with no strategy named is exhaustive cut short: in a seeded random order,
