@@ -819,11 +819,9 @@ function(_ktune_add_tune_step name harness out_dir keys search_args)
     return()
   endif()
   _ktune_gpu_identity_step(gpu_file)
+  # The keys reach the tuner by one route: the manifest's KEYS.
   set(args --manifest "${out_dir}/manifest.json" --db-dir "${KTUNE_DB_DIR}/${name}"
            --worker-log "${out_dir}/worker.log")
-  foreach(k IN LISTS keys)
-    list(APPEND args "--key=${k}")
-  endforeach()
   list(APPEND args ${search_args})
   if(KTUNE_TUNE STREQUAL "ON")
     list(APPEND args --require-gpu)

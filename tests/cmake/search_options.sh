@@ -17,6 +17,7 @@ for want in --strategy=genetic --budget=50% --seconds=600 --seed=7; do
   grep -q -- "$want" <<<"$line" || { echo "$line"; fail "tune command lacks $want"; }
 done
 echo "ok: the tune step runs with --strategy=genetic --budget=50% --seconds=600 --seed=7"
+if grep -q -- "--key" <<<"$line"; then echo "$line"; fail "the tune step passes --key: its keys come from the manifest alone"; fi
 # The tuner reads the budget as a share of the space's 18 configs (9) and refuses nonsense.
 "$work/build/../build/ktune_axpb_tuner" --help >/dev/null 2>&1 || cmake --build "$work/build" --target ktune_axpb_tuner >"$work/build.log" 2>&1 ||
   { cat "$work/build.log"; fail "building the tuner"; }
@@ -26,4 +27,15 @@ if "$work/build/ktune_axpb_tuner" --manifest "$work/build/_ktune/axpb/manifest.j
   cat "$work/bad.log"; fail "--budget 0% was accepted"
 fi
 grep -q -- "--budget" "$work/bad.log" || { cat "$work/bad.log"; fail "the error does not name --budget"; }
+# Keys as every subcommand reads them (any order, commas or spaces), the manifest's without
+# --key: both get as far as the budget; a name given twice is refused.
+for key in "--key=REF=0, N=1000" ""; do
+  "$work/build/ktune_axpb_tuner" --manifest "$work/build/_ktune/axpb/manifest.json" --db-dir "$work/db" \
+    ${key:+"$key"} --budget 0% >"$work/bad.log" 2>&1 && fail "--budget 0% was accepted"
+  grep -q -- "--budget" "$work/bad.log" || { cat "$work/bad.log"; fail "tuner ${key:-without --key}: $(cat "$work/bad.log")"; }
+done
+"$work/build/ktune_axpb_tuner" --manifest "$work/build/_ktune/axpb/manifest.json" --db-dir "$work/db" \
+  --key "N=1000 N=2" >"$work/bad.log" 2>&1 && fail "a key naming N twice was accepted"
+grep -q "N" "$work/bad.log" && grep -qi "twice" "$work/bad.log" || { cat "$work/bad.log"; fail "a key naming N twice: $(cat "$work/bad.log")"; }
+echo "ok: the tuner reads --key as every subcommand does, and takes the manifest's KEYS without one"
 echo PASS

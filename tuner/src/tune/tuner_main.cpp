@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/option_checks.hpp"
+#include "ktune/db.hpp"
 #include "ktune/error.hpp"
 #include "ktune/manifest.hpp"
 #include "ktune/parameter.hpp"
@@ -33,7 +34,7 @@ int main(int argc, char** argv) {
   CLI::App app{"ktune tuner: measure every config of a kernel on this GPU, for each key"};
   app.add_option("--manifest", o.manifest, "the kernel's manifest.json")->required()->check(CLI::ExistingFile);
   app.add_option("--db-dir", o.db_dir, "directory of the DB files (one per GPU model)")->required();
-  app.add_option("--key", keys, "a key, e.g. \"M=4096 N=4096 K=4096\"; once per key")->required();
+  app.add_option("--key", keys, "a key, e.g. \"M=4096 N=4096 K=4096\"; once per key; default: the manifest's KEYS");
   std::string names;
   for (const auto& n : ktune::strategy_names()) names += (names.empty() ? "" : ", ") + n;
   app.add_option("--strategy", strategy, "search strategy: " + names + " (docs/search.md); default: every config, "
@@ -68,14 +69,21 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1u, 4096u));
   try {
     app.parse(argc, argv);
+    const auto m = ktune::Manifest::from_json(ktune::read_json_file(o.manifest), o.manifest);
+    // The keys: those given, read as every subcommand reads a key, else the manifest's KEYS.
     for (const auto& k : keys) {
       std::map<std::string, int64_t> key;
-      for (const auto& [name, value] : ktune::parse_assignments(k)) key[name] = value;
-      if (key.empty()) throw ktune::Error("--key \"" + k + "\" is empty; write e.g. \"N=4096\"");
+      for (const auto& [name, value] : ktune::parse_assignments(ktune::canonical_key(k))) key[name] = value;
       o.keys.push_back(key);
     }
+    for (const auto& declared : keys.empty() ? m.keys : decltype(m.keys){}) {
+      std::map<std::string, int64_t> key;
+      for (const auto& [name, value] : declared) key[name] = value;
+      o.keys.push_back(key);
+    }
+    if (o.keys.empty())
+      throw ktune::Error(m.kernel + ": no keys to tune: the manifest declares no KEYS; give --key, e.g. --key \"N=4096\"");
     // The strategy and budget, completed by the defaults (the configure line said which).
-    const auto m = ktune::Manifest::from_json(ktune::read_json_file(o.manifest), o.manifest);
     const ktune::SearchChoice choice =
         ktune::choose_search(strategy, budget, seconds, m.configs.size(), max_configs, "--budget");
     o.strategy = choice.strategy;
