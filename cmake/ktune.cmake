@@ -797,8 +797,21 @@ function(_ktune_add_bake_step name out_dir tune_output db_dirs on_demand_args)
             ${db_files} "${tool}"
     COMMENT "ktune: baking ${name}"
     VERBATIM)
+  # The launch template checked on the host for the DEFAULT and every baked config, with
+  # the harness's keys: its mistakes fail the build on every machine, GPU or not.
+  set(launch_check "")
+  if(TARGET ktune_${name}_tuner)
+    set(launch_check "${bake_dir}/launch_check.txt")
+    add_custom_command(
+      OUTPUT "${launch_check}"
+      COMMAND ktune_${name}_tuner --check-launch --manifest "${out_dir}/manifest.json" --bake "${bake_dir}/bake.json"
+              --ptx "${out_dir}/default.ptx" --out "${launch_check}"
+      DEPENDS ktune_${name}_tuner "${bake_dir}/bake.json" "${out_dir}/default.ptx" "${out_dir}/manifest.json"
+      COMMENT "ktune: checking ${name}'s launch template on the host"
+      VERBATIM)
+  endif()
   add_library(ktune_${name} STATIC "${bake_dir}/ktune_${name}_baked.cpp"
-                                   "${bake_dir}/include/ktune_${name}.hpp")
+                                   "${bake_dir}/include/ktune_${name}.hpp" ${launch_check})
   target_include_directories(ktune_${name} PUBLIC "${bake_dir}/include")
   target_link_libraries(ktune_${name} PUBLIC ktune::runtime)
   target_compile_features(ktune_${name} PUBLIC cxx_std_20)

@@ -110,6 +110,7 @@ class Harness {
     // Largest error and count of elements beyond tolerance, of `got` against `expected`.
     std::function<std::pair<double, std::size_t>(const std::byte* got, const std::byte* ref,
                                                  std::size_t n, Tolerance tol)> compare;
+    std::function<void(std::vector<std::byte>& host)> make_host;  // sizes `host` and fills it
   };
 
   explicit Harness(std::map<std::string, int64_t> key) : key_(std::move(key)) {}
@@ -131,7 +132,8 @@ class Harness {
   // The values a buffer was filled with, for host references.
   template <typename T>
   std::span<const T> host(Buffer<T> b) const {
-    const Slot& s = slots_.at(b.index);
+    Slot& s = slots_.at(b.index);
+    if (s.host.size() != s.bytes) s.make_host(s.host);  // a launch check makes them only when asked
     return {reinterpret_cast<const T*>(s.host.data()), s.elements};
   }
   // The expected content of `out`, computed on the host once per key. `ref` starts as
@@ -140,6 +142,7 @@ class Harness {
   void expect(Buffer<T> out, F&& reference) {
     Slot& s = slots_.at(out.index);
     if (!s.output) throw Error("Harness::expect: the buffer is an input; declare it with output<T>()");
+    if (checking_only_) return;
     s.expected = s.host;
     reference({reinterpret_cast<T*>(s.expected.data()), s.elements});
   }
@@ -152,6 +155,7 @@ class Harness {
     Slot& s = slots_.at(out.index);
     if (!s.output)
       throw Error("Harness::expect_on_device: the buffer is an input; declare it with output<T>()");
+    if (checking_only_) return;
     s.expected = s.host;
     compute_on_device(s, [&](CUdeviceptr ref, CUstream stream) {
       reference(Buffer<T>{ref, s.elements, -1}, stream);
@@ -177,6 +181,9 @@ class Harness {
   const LaunchTemplate& launch_template() const { return launch_; }
 
  protected:
+  // A launch check (launch_check.hpp) runs the harness on the host alone: buffers get no
+  // values unless host() asks for them, and no reference is computed.
+  bool checking_only_ = false;
   // Device side, provided by the tuner's worker (allocation and upload).
   virtual void upload(Slot& s) = 0;
   // Runs `reference` on a device copy of s.host and reads the result into s.expected.
@@ -188,7 +195,7 @@ class Harness {
   Buffer<T> add(std::size_t n, const Fill& f, bool output, Tolerance tol);
 
   std::map<std::string, int64_t> key_;
-  std::vector<Slot> slots_;
+  mutable std::vector<Slot> slots_;  // mutable: host() may make a checked harness's values
   LaunchTemplate launch_;
   std::vector<ConstantCopy> constants_;
 };
@@ -214,8 +221,12 @@ Buffer<T> Harness::add(std::size_t n, const Fill& f, bool output, Tolerance tol)
   s.bytes = n * sizeof(T);
   s.output = output;
   s.tolerance = tol;
-  s.host.resize(s.bytes);
-  fill_values<T>({reinterpret_cast<T*>(s.host.data()), n}, f);
+  s.make_host = [f, n](std::vector<std::byte>& host) {
+    host.resize(n * sizeof(T));
+    fill_values<T>({reinterpret_cast<T*>(host.data()), n}, f);
+  };
+  // A launch check skips making values, but not checking the user's own data's size.
+  if (!checking_only_ || f.kind == Fill::Kind::Data) s.make_host(s.host);
   // Branch-free so that it vectorises: every config's output is checked, on every key.
   s.compare = [](const std::byte* got, const std::byte* ref, std::size_t count, Tolerance t) {
     double worst = 0;

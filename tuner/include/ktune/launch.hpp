@@ -59,6 +59,7 @@ class KernelArgs {
     count_ = o.count_;
     std::memcpy(storage_, o.storage_, size_);
     std::memcpy(offsets_, o.offsets_, count_ * sizeof offsets_[0]);
+    std::memcpy(sizes_, o.sizes_, count_ * sizeof sizes_[0]);
     return *this;
   }
 
@@ -71,6 +72,7 @@ class KernelArgs {
   }
 
   std::size_t count() const { return count_; }
+  std::size_t size(std::size_t k) const { return sizes_[k]; }  // bytes of argument k
   void** pointers() {
     for (std::size_t k = 0; k < count_; ++k) pointers_[k] = storage_ + offsets_[k];
     return pointers_;
@@ -85,11 +87,13 @@ class KernelArgs {
       throw Error("kernel arguments exceed " + std::to_string(kMaxBytes) +
                   " bytes; pass large structs through device memory");
     std::memcpy(storage_ + off, &v, sizeof(V));
-    offsets_[count_++] = static_cast<uint16_t>(off);
+    offsets_[count_] = static_cast<uint16_t>(off);
+    sizes_[count_++] = static_cast<uint16_t>(sizeof(V));
     size_ = off + sizeof(V);
   }
   alignas(16) std::byte storage_[kMaxBytes];
   uint16_t offsets_[kMaxArgs];
+  uint16_t sizes_[kMaxArgs];
   void* pointers_[kMaxArgs];
   std::size_t size_ = 0;
   std::size_t count_ = 0;

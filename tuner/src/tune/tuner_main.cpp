@@ -12,6 +12,7 @@
 #include "cli/option_checks.hpp"
 #include "ktune/db.hpp"
 #include "ktune/error.hpp"
+#include "ktune/launch_check.hpp"
 #include "ktune/manifest.hpp"
 #include "ktune/parameter.hpp"
 #include "ktune/tuner.hpp"
@@ -33,7 +34,16 @@ int main(int argc, char** argv) {
   std::size_t max_configs = 10000;
   CLI::App app{"ktune tuner: measure every config of a kernel on this GPU, for each key"};
   app.add_option("--manifest", o.manifest, "the kernel's manifest.json")->required()->check(CLI::ExistingFile);
-  app.add_option("--db-dir", o.db_dir, "directory of the DB files (one per GPU model)")->required();
+  app.add_option("--db-dir", o.db_dir, "directory of the DB files (one per GPU model); required to tune");
+  bool check_launch = false;
+  ktune::LaunchCheckRequest check;
+  std::string check_out;
+  app.add_flag("--check-launch", check_launch, "check the launch template on the host instead of tuning: the harness "
+               "for each key, the template for the DEFAULT and the baked configs; no GPU needed");
+  app.add_option("--bake", check.bake_json, "with --check-launch: the bake's bake.json, naming the baked configs")
+      ->check(CLI::ExistingFile);
+  app.add_option("--ptx", check.ptx, "with --check-launch: the kernel's PTX, for its parameters")->check(CLI::ExistingFile);
+  app.add_option("--out", check_out, "with --check-launch: write the summary line here when the check passes");
   app.add_option("--key", keys, "a key, e.g. \"M=4096 N=4096 K=4096\"; once per key; default: the manifest's KEYS");
   std::string names;
   for (const auto& n : ktune::strategy_names()) names += (names.empty() ? "" : ", ") + n;
@@ -69,6 +79,14 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1u, 4096u));
   try {
     app.parse(argc, argv);
+    if (check_launch) {
+      check.manifest = o.manifest;
+      const std::string summary = ktune::check_launches(check, &ktune_harness);
+      std::cout << "ktune: " << summary << "\n";
+      if (!check_out.empty()) ktune::write_file_atomic(check_out, summary + "\n");
+      return 0;
+    }
+    if (o.db_dir.empty()) throw CLI::RequiredError("--db-dir");
     const auto m = ktune::Manifest::from_json(ktune::read_json_file(o.manifest), o.manifest);
     // The keys: those given, read as every subcommand reads a key, else the manifest's KEYS.
     for (const auto& k : keys) {
