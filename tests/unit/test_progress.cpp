@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -37,86 +38,85 @@ class Capture {
   std::FILE* f_;
 };
 
-std::size_t count(const std::string& s, const std::string& what) {
-  std::size_t n = 0;
-  for (std::size_t p = s.find(what); p != std::string::npos; p = s.find(what, p + 1)) ++n;
-  return n;
-}
 
 }  // namespace
+
+ktune::ProgressState state(std::size_t done, double best_ms, std::string best, std::size_t compiled = 0,
+                          std::size_t measured = 0) {
+  ktune::ProgressState s;
+  s.done = done;
+  s.best_ms = best_ms;
+  s.best = std::move(best);
+  s.compiled = compiled;
+  s.measured = measured;
+  return s;
+}
 
 TEST(Progress, InteractiveRewritesOneLine) {
   Capture out;
   ASSERT_NE(out.file(), nullptr);
-  Progress p("gemm", 117, out.file(), true);
+  Progress p("gemm", 1, out.file(), true);
+  p.start_key(0, "N=1024", 117, 0.0);
   // ETA = 37 s / 37 done * 80 left = 80 s.
-  p.update(37, 1.234, "cfgabcdef", 37.0);
-  const std::string first = "\rgemm: 37/117 configs, best 1.234 ms (cfgabcdef), ETA 1:20";
+  p.update(state(37, 1.234, "TM=64 TN=4", 40, 37), 37.0);
+  const std::string first =
+      "\rgemm key 1/1 (N=1024): 37/117 configs, best 1.234 ms (TM=64 TN=4), 1.1 cubins/s, 1.0 measured/s, ETA 1:20";
   EXPECT_EQ(out.text(), first);
   // A shorter line is padded so that nothing of the longer one is left on screen.
-  p.update(38, 1.2, "x", 38.0);
-  const std::string second = "\rgemm: 38/117 configs, best 1.200 ms (x), ETA 1:19";
+  p.update(state(38, 1.2, "x", 40, 38), 38.0);
+  const std::string second = "\rgemm key 1/1 (N=1024): 38/117 configs, best 1.200 ms (x), 1.1 cubins/s, 1.0 measured/s, ETA 1:19";
   ASSERT_LT(second.size(), first.size());
   EXPECT_EQ(out.text(), first + second + std::string(first.size() - second.size(), ' '));
   EXPECT_EQ(out.text().find('\n'), std::string::npos);
 }
 
-TEST(Progress, InteractiveFinishEndsTheLine) {
+// One line across the keys: the second key's line goes on from the first's, its ETA for
+// all keys from the pace of both.
+TEST(Progress, OneLineAcrossKeysWithAnEtaForAll) {
   Capture out;
-  Progress p("gemm", 117, out.file(), true);
-  p.update(117, 0.5, "best", 83.0);
-  const std::string last = "\rgemm: 117/117 configs, best 0.500 ms (best), ETA 0:00";
-  EXPECT_EQ(out.text(), last);
-  p.finish(83.2);
-  const std::string done = "\rgemm: 117/117 configs in 1:23";
-  EXPECT_EQ(out.text(), last + done + std::string(last.size() - done.size(), ' ') + "\n");
+  Progress p("conv", 3, out.file(), true);
+  p.start_key(0, "N=1", 10, 0.0);
+  p.update(state(10, 2.0, "a"), 20.0);
+  p.start_key(1, "N=2", 10, 20.0);
+  ktune::ProgressState s = state(5, 1.5, "b", 12, 15);
+  s.compiling = 3;
+  s.compiling_what = "B=4 T=2";
+  // This key: 10 s for 5, 5 left: 0:10. All: 0:10 + 1 key x 10 configs x (30 s / 15 done).
+  EXPECT_EQ(p.line(s, 30.0), "conv key 2/3 (N=2): 5/10 configs, best 1.500 ms (b), compiling 3 (B=4 T=2), 0.4 cubins/s, "
+                             "0.5 measured/s, ETA 0:10, all keys 0:30");
+  p.update(s, 30.0);
+  p.finish(50.0);
+  const std::string done = "conv: 3 keys, 15 configs in 0:50";
+  EXPECT_TRUE(out.text().ends_with("\r" + done + std::string(p.line(s, 30.0).size() - done.size(), ' ') + "\n"))
+      << out.text();
+  const std::string text = out.text();
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1);
 }
 
 TEST(Progress, NothingYet) {
   Capture out;
-  Progress p("k", 10, out.file(), true);
-  p.update(0, -1, "", 0.0);
-  EXPECT_EQ(out.text(), "\rk: 0/10 configs, best -, ETA ?");
-}
-
-TEST(Progress, PlainLinesAreThrottled) {
-  Capture out;
-  Progress p("conv", 20, out.file(), false);
-  // One config a second: lines at 0 s, 5 s and 10 s only.
-  for (std::size_t done = 1; done <= 13; ++done)
-    p.update(done, 2.0, "a", static_cast<double>(done - 1));
-  EXPECT_EQ(out.text(),
-            "conv: 1/20 configs, best 2.000 ms (a), ETA 0:00\n"    // 0/1*19
-            "conv: 6/20 configs, best 2.000 ms (a), ETA 0:12\n"    // 5/6*14 = 11.7
-            "conv: 11/20 configs, best 2.000 ms (a), ETA 0:08\n");  // 10/11*9 = 8.2
-  // The last config always gets its line, however soon after the previous one.
-  p.update(20, 1.5, "b", 10.5);
-  p.finish(10.6);
-  const std::string text = out.text();
-  EXPECT_EQ(count(text, "\n"), 5u);
-  EXPECT_EQ(text.find('\r'), std::string::npos);
-  EXPECT_NE(text.find("conv: 20/20 configs, best 1.500 ms (b), ETA 0:00\n"), std::string::npos);
-  EXPECT_TRUE(text.ends_with("conv: 20/20 configs in 0:11\n")) << text;
+  Progress p("k", 1, out.file(), true);
+  p.start_key(0, "N=1", 10, 0.0);
+  p.update(state(0, -1, ""), 0.0);
+  EXPECT_EQ(out.text(), "\rk key 1/1 (N=1): 0/10 configs, best -, 0.0 cubins/s, 0.0 measured/s, ETA ?");
 }
 
 TEST(Progress, HoursFormat) {
-  Capture out;
-  Progress p("big", 2, out.file(), false);
-  p.update(1, 3.0, "", 3725.0);  // ETA 3725 s; no id, no parentheses
-  p.finish(7450.0);
-  EXPECT_EQ(out.text(),
-            "big: 1/2 configs, best 3.000 ms, ETA 1:02:05\n"
-            "big: 1/2 configs in 2:04:10\n");
+  Progress p("big", 1, stderr, false);
+  p.start_key(0, "N=1", 2, 0.0);
+  EXPECT_TRUE(p.line(state(1, 3.0, ""), 3725.0).ends_with("best 3.000 ms, 0.0 cubins/s, 0.0 measured/s, ETA 1:02:05"));
 }
 
-TEST(Progress, DefaultModeFollowsTheStream) {
+TEST(Progress, QuietWhenNotATerminal) {
   Capture out;
-  Progress p("t", 3, out.file());  // a file is not a terminal: plain lines
-  p.update(1, -1, "", 0.0);
-  EXPECT_EQ(out.text(), "t: 1/3 configs, best -, ETA 0:00\n");
+  Progress p("t", 2, out.file());  // a file is not a terminal
+  p.start_key(0, "N=1", 3, 0.0);
+  p.update(state(1, -1, ""), 0.0);
+  p.update(state(3, 1.0, "a"), 1.0);
+  p.finish(2.0);
+  EXPECT_EQ(out.text(), "");
 }
 
 TEST(Progress, NullStreamIsAnError) {
   EXPECT_THROW(Progress("t", 3, nullptr), ktune::Error);
-  EXPECT_THROW(Progress("t", 3, nullptr, false), ktune::Error);
 }

@@ -141,13 +141,18 @@ json tune_group(const TuneOptions& o, const Manifest& m, GpuPool& pool, const Fi
   const std::size_t ahead_limit = proposals_ahead(compiles.jobs() + 2 * gpu_indices.size(), o.budget.evaluations);
 
   std::vector<KeySummary> summaries;
+  Progress progress(m.kernel, o.keys.size());
+  ProgressState shown;  // compiled and measured count over all keys
   for (const auto& key : o.keys) {
     KeySummary ks;
     ks.key = key_id(key);
     auto strategy = make_strategy(o.strategy, {search_space, default_index, o.seed, o.budget.evaluations,
                                                o.budget.evaluations.has_value() || o.budget.seconds.has_value()});
     const std::size_t planned = std::min(m.configs.size(), o.budget.evaluations.value_or(m.configs.size()));
-    Progress progress(m.kernel + " [" + ks.key + "]", planned);
+    progress.start_key(summaries.size(), ks.key, planned, elapsed());
+    shown.done = 0;
+    shown.best_ms = -1;
+    shown.best.clear();
     const auto key_start = Clock::now();
     auto key_seconds = [&] { return std::chrono::duration<double>(Clock::now() - key_start).count(); };
     auto out_of_time = [&] { return o.budget.seconds && key_seconds() >= *o.budget.seconds; };
@@ -180,8 +185,11 @@ json tune_group(const TuneOptions& o, const Manifest& m, GpuPool& pool, const Fi
         ks.best_index = index;
       }
       strategy->observe({index, result.status, result.median_ms});
-      progress.update(evaluations, ks.best_ms, ks.best_id.empty() ? "" : m.describe(m.configs[ks.best_index].values),
-                      key_seconds());
+      shown.done = evaluations;
+      shown.best_ms = ks.best_ms;
+      shown.best = ks.best_id.empty() ? "" : m.describe(m.configs[ks.best_index].values);
+      shown.measured += measured;
+      progress.update(shown, elapsed());
     };
 
     // A compiled config: its compile failure answered at once, else sent to a GPU.
@@ -286,6 +294,7 @@ json tune_group(const TuneOptions& o, const Manifest& m, GpuPool& pool, const Fi
         }
         ++compiling;
         compiles.submit(*index, c);
+        shown.compiling_what = m.describe(c.values);
       }
       while (!ready.empty() && pool.idle() > 0 && !out_of_time()) {
         const std::size_t index = ready.front();
@@ -305,18 +314,21 @@ json tune_group(const TuneOptions& o, const Manifest& m, GpuPool& pool, const Fi
       while (auto done = compiles.wait_for(std::chrono::milliseconds(progressed || pool.in_flight() > 0 ? 0 : 20))) {
         --compiling;
         ks.compiled_asked += done->compiled;
+        shown.compiled += done->compiled;
         ready.push_back(done->tag);
         progressed = true;
       }
+      shown.compiling = compiling;
+      if (progressed) progress.update(shown, elapsed());
       if (gpus_wait) ks.compile_wait_s += std::chrono::duration<double>(Clock::now() - wait_start).count();
       if (pool.in_flight() > 0)
         if (auto f = pool.wait_for(std::chrono::milliseconds(progressed ? 0 : 2))) arrived(std::move(*f));
     }
     ks.compile_s = compiles.busy_seconds() - busy_before;
     ks.seconds = key_seconds();
-    progress.finish(ks.seconds);
     summaries.push_back(ks);
   }
+  progress.finish(elapsed());
 
   // The summary table.
   std::ostringstream table;
