@@ -985,5 +985,48 @@ TEST_F(MultiGpuTest, PinningFollowsTheTunersVisibleDevices) {
   EXPECT_EQ(read_json(o.summary_out)["gpus"], json({0, 1}));  // as the tuner numbers them
 }
 
+// Another GPU's DB beside this one's starts the search: its fastest config for the key (at
+// the nearest key it has, for the other) is measured right after the DEFAULT, and the
+// summary says where the prior came from and what it bought.
+TEST_F(TunerTest, OtherGpusResultsAreMeasuredFirst) {
+  const Manifest m = make_kernel(kernel_dir(), {"MODE=0", "T=1..40"}, {}, "MODE=0 T=20");
+  TuneOptions o = options_for(kernel_dir());
+  o.strategy = "genetic";
+  o.budget.evaluations = 20;
+  o.seed = 3;
+  // The other GPU found T=1 fastest (as here: a time of T x 0.1 ms), then T=2, at N=1000 only.
+  ktune::Fingerprint other;
+  other.kernel_hash = "0123456789abcdef";
+  other.nvcc_version = "13.0.0";
+  other.gpu = {.name = "Other GPU", .cc_major = 8, .cc_minor = 0, .sm_count = 108, .driver_version = 13000};
+  ktune::Db db(fs::path(o.db_dir) / "Other_GPU.json", m.kernel);
+  for (int64_t t : {2, 1, 30}) {
+    ktune::Measurement meas;
+    meas.median_ms = 0.05 * t;
+    meas.samples_ms = {meas.median_ms};
+    db.record(other, "N=1000", id_of(m, {0, t}), json{{"MODE", 0}, {"T", t}}, meas);
+  }
+  ASSERT_EQ(tune(o), 0);
+  const json summary = read_json(o.summary_out);
+  const json tuned = read_json(summary["db"].get<std::string>());
+  const json& keys = tuned["fingerprints"][summary["fingerprint"].get<std::string>()]["keys"];
+  for (std::size_t k = 0; k < kKeys.size(); ++k) {
+    SCOPED_TRACE(kKeys[k]);
+    const json& key = summary["keys"][k];
+    ASSERT_TRUE(key.contains("prior")) << key.dump();
+    EXPECT_EQ(key["prior"]["from"], "Other GPU at key N=1000");
+    EXPECT_EQ(key["prior"]["measured_first"], 1);  // a twentieth of 20
+    EXPECT_EQ(key["prior"]["holds_the_best"], true);
+    EXPECT_EQ(key["best_id"], id_of(m, {0, 1}));
+    // Measured second, right after the DEFAULT.
+    std::vector<std::pair<double, std::string>> order;
+    for (const auto& [id, e] : keys[kKeys[k]].items()) order.emplace_back(e["measurement"]["at"].get<double>(), id);
+    std::sort(order.begin(), order.end());
+    ASSERT_GE(order.size(), 2u);
+    EXPECT_EQ(order[0].second, m.default_id);
+    EXPECT_EQ(order[1].second, id_of(m, {0, 1}));
+  }
+}
+
 }  // namespace
 }  // namespace ktune

@@ -31,6 +31,9 @@ struct TuneOptions {
   double first_timeout_s = 120.0; // the limit before the DEFAULT's time is known
   std::vector<int> gpus;          // GPUs to measure on, numbered as the tuner sees them; empty: all
   unsigned compile_jobs = 1;      // parallel compiles of configs not built yet
+  // Directories of DBs whose other GPUs' measurements start each key's search (besides
+  // db_dir's own other files): DB_DIRS. See tune_prior.hpp.
+  std::vector<std::string> prior_dirs;
 };
 
 // Returns the process exit code: 0 when tuning ran (whatever the configs' statuses) or

@@ -16,6 +16,7 @@
 
 #include "ktune/cuda_arch.hpp"
 #include "ktune/compile_record.hpp"
+#include "ktune/tune_prior.hpp"
 #include "ktune/db.hpp"
 #include "ktune/fingerprint.hpp"
 #include "ktune/manifest.hpp"
@@ -70,6 +71,8 @@ struct KeySummary {
   double compile_s = 0, compile_wait_s = 0;
   nlohmann::json failures = nlohmann::json::array();  // every config that was not ok, and why
   std::map<int, std::size_t> measured_on;             // configs measured, by GPU index
+  TunePrior prior;               // what other GPUs found, measured first
+  std::size_t prior_used = 0;    // how many of its configs the search measured first
 };
 
 
@@ -141,14 +144,19 @@ json tune_group(const TuneOptions& o, const Manifest& m, GpuPool& pool, const Fi
   const std::size_t ahead_limit = proposals_ahead(compiles.jobs() + 2 * gpu_indices.size(), o.budget.evaluations);
 
   std::vector<KeySummary> summaries;
+  std::vector<fs::path> prior_dirs = {o.db_dir};
+  for (const auto& d : o.prior_dirs) prior_dirs.emplace_back(d);
   Progress progress(m.kernel, o.keys.size());
   ProgressState shown;  // compiled and measured count over all keys
   for (const auto& key : o.keys) {
     KeySummary ks;
     ks.key = key_id(key);
-    auto strategy = make_strategy(o.strategy, {search_space, default_index, o.seed, o.budget.evaluations,
-                                               o.budget.evaluations.has_value() || o.budget.seconds.has_value()});
     const std::size_t planned = std::min(m.configs.size(), o.budget.evaluations.value_or(m.configs.size()));
+    ks.prior = tune_prior(m, prior_dirs, fp, key);
+    if (o.strategy != "exhaustive") ks.prior_used = std::min(prior_count(planned), ks.prior.configs.size());
+    auto strategy = make_strategy(o.strategy, {search_space, default_index, o.seed, o.budget.evaluations,
+                                               o.budget.evaluations.has_value() || o.budget.seconds.has_value(),
+                                               ks.prior.configs});
     progress.start_key(summaries.size(), ks.key, planned, elapsed());
     shown.done = 0;
     shown.best_ms = -1;
@@ -394,6 +402,20 @@ json tune_group(const TuneOptions& o, const Manifest& m, GpuPool& pool, const Fi
                            {"compile", {{"asked", ks.compiled_asked}, {"seconds", ks.compile_s},
                                         {"wait_s", ks.compile_wait_s}}},
                            {"failures", ks.failures}});
+    if (ks.prior_used > 0) {
+      // What the prior bought: its configs' best here against the best found.
+      double prior_best = -1;
+      for (std::size_t i = 0; i < ks.prior_used; ++i)
+        if (auto known = db.find(fp, ks.key, m.configs[ks.prior.configs[i]].id);
+            known && known->status == Status::Ok && !known->abandoned && (prior_best < 0 || known->median_ms < prior_best))
+          prior_best = known->median_ms;
+      out["keys"].back()["prior"] = {{"from", ks.prior.from}, {"measured_first", ks.prior_used},
+                                     {"best_ms", prior_best}, {"holds_the_best", prior_best > 0 && prior_best <= ks.best_ms}};
+      table << "  prior for " << ks.key << ": " << ks.prior_used << " configs of " << ks.prior.from
+            << " measured first; their best here " << ms(prior_best);
+      if (prior_best > 0 && ks.best_ms > 0) table << " ms, " << std::setprecision(2) << prior_best / ks.best_ms << "x the best found";
+      table << std::setprecision(1) << "\n";
+    }
     failures += ks.failures.size();
   }
   if (failures > 0)

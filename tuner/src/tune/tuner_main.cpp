@@ -70,6 +70,8 @@ int main(int argc, char** argv) {
                  "CUDA_VISIBLE_DEVICES leaves them); default: every visible GPU")
       ->delimiter(',')
       ->check(ktune::cli::gpu_list());
+  app.add_option("--prior-db-dir", o.prior_dirs, "a directory of DBs whose other GPUs' results start each key's "
+                 "search, besides --db-dir's other files (the build passes DB_DIRS); once per directory");
   app.add_flag("--retune", o.retune, "measure again what the DB has for this GPU and kernel");
   app.add_flag("--require-gpu", o.require_gpu, "fail when no GPU is visible (KTUNE_TUNE=ON)");
   app.add_option("--summary-out", o.summary_out, "write the JSON summary here");

@@ -1,0 +1,122 @@
+#include "ktune/tune_prior.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "ktune/db.hpp"
+#include "ktune/error.hpp"
+#include "ktune/parameter.hpp"
+
+namespace ktune {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+struct PriorSource {
+  GpuIdentity gpu;
+  const json* keys = nullptr;  // key id -> entries
+};
+
+// How unlike `self` a GPU is: another architecture far more than another SM count.
+double gpu_unlikeness(const GpuIdentity& a, const GpuIdentity& self) {
+  const double arch = a.cc_major == self.cc_major ? (a.cc_minor == self.cc_minor ? 0 : 1) : 10;
+  const double sms = a.sm_count > 0 && self.sm_count > 0 ? std::fabs(std::log(double(a.sm_count) / self.sm_count)) : 1;
+  return arch + sms;
+}
+
+// Sum over dimensions of |log(a/b)|; infinite when the dimensions differ or a value is not positive.
+double prior_key_distance(const std::map<std::string, int64_t>& a, const std::map<std::string, int64_t>& b) {
+  if (a.size() != b.size()) return std::numeric_limits<double>::infinity();
+  double d = 0;
+  for (const auto& [name, v] : a) {
+    auto it = b.find(name);
+    if (it == b.end()) return std::numeric_limits<double>::infinity();
+    if (v == it->second) continue;
+    if (v <= 0 || it->second <= 0) return std::numeric_limits<double>::infinity();
+    d += std::fabs(std::log(double(v) / double(it->second)));
+  }
+  return d;
+}
+
+std::map<std::string, int64_t> prior_key_of(const std::string& id) {
+  std::map<std::string, int64_t> key;
+  try {
+    for (const auto& [n, v] : parse_assignments(canonical_key(id))) key[n] = v;
+  } catch (const Error&) {
+  }
+  return key;
+}
+
+}  // namespace
+
+TunePrior tune_prior(const Manifest& m, const std::vector<fs::path>& dirs, const Fingerprint& self,
+                     const std::map<std::string, int64_t>& key) {
+  std::vector<json> docs;
+  std::set<fs::path> seen;
+  for (const auto& dir : dirs) {
+    std::error_code ec;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+      const fs::path p = fs::weakly_canonical(it->path(), ec);
+      if (it->path().extension() != ".json" || !seen.insert(p).second) continue;
+      try {
+        json doc = Db::load_document(it->path()).document;
+        if (doc.value("kernel", "") == m.kernel) docs.push_back(std::move(doc));
+      } catch (const std::exception&) {
+      }
+    }
+  }
+  const std::string self_digest = self.digest();
+  std::vector<PriorSource> candidates;
+  for (const auto& doc : docs)
+    for (const auto& [digest, fp] : doc.at("fingerprints").items()) {
+      if (digest == self_digest || !fp.contains("keys") || !fp["keys"].is_object()) continue;
+      try {
+        candidates.push_back({Fingerprint::from_json(fp.at("fingerprint")).gpu, &fp["keys"]});
+      } catch (const std::exception&) {
+      }
+    }
+  std::stable_sort(candidates.begin(), candidates.end(), [&](const PriorSource& a, const PriorSource& b) {
+    return gpu_unlikeness(a.gpu, self.gpu) < gpu_unlikeness(b.gpu, self.gpu);
+  });
+  for (const auto& c : candidates) {
+    // This key, else the nearest one this GPU measured.
+    std::string best_key;
+    double best_distance = std::numeric_limits<double>::infinity();
+    for (const auto& [id, entries] : c.keys->items()) {
+      const double d = prior_key_distance(prior_key_of(id), key);
+      if (d < best_distance) best_distance = d, best_key = id;
+    }
+    if (best_key.empty()) continue;
+    std::vector<std::pair<double, std::size_t>> timed;
+    std::set<std::size_t> taken;
+    for (const auto& [id, e] : (*c.keys)[best_key].items()) {
+      const json& meas = e.value("measurement", json::object());
+      if (meas.value("status", "") != "ok" || meas.value("abandoned", false) || !e.contains("values")) continue;
+      std::vector<int64_t> values;
+      for (const auto& p : m.spec.parameters) {
+        const json& v = e["values"].value(p.name, json());
+        if (!v.is_number_integer()) break;
+        values.push_back(v.get<int64_t>());
+      }
+      if (values.size() != m.spec.parameters.size()) continue;
+      if (auto index = m.configs.find(values); index && taken.insert(*index).second)
+        timed.emplace_back(meas.value("median_ms", 0.0), *index);
+    }
+    if (timed.empty()) continue;
+    std::stable_sort(timed.begin(), timed.end());
+    TunePrior prior;
+    for (const auto& [ms, index] : timed) prior.configs.push_back(index);
+    prior.from = c.gpu.name + " at key " + best_key;
+    return prior;
+  }
+  return {};
+}
+
+}  // namespace ktune
