@@ -1028,5 +1028,37 @@ TEST_F(TunerTest, OtherGpusResultsAreMeasuredFirst) {
   }
 }
 
+
+// A shard of an exhaustive search measures configs I, I+N, ... and the DEFAULT; the shards
+// together measure the space. A shard of a sampling strategy is refused.
+TEST_F(TunerTest, ShardsSplitAnExhaustiveSearch) {
+  const Manifest m = make_kernel(kernel_dir(), {"MODE=0", "T=1..10"}, {}, "MODE=0 T=5");
+  std::set<std::string> all;
+  for (std::size_t shard = 0; shard < 3; ++shard) {
+    TuneOptions o = options_for(kernel_dir());
+    o.db_dir = (dir_.path() / ("shard" + std::to_string(shard))).string();
+    o.summary_out = (dir_.path() / ("shard" + std::to_string(shard) + ".json")).string();
+    o.shard = TuneOptions::Shard{shard, 3};
+    ASSERT_EQ(tune(o), 0);
+    const json summary = read_json(o.summary_out);
+    const json db = read_json(summary["db"].get<std::string>());
+    const json& entries = db["fingerprints"][summary["fingerprint"].get<std::string>()]["keys"]["N=1000"];
+    std::set<std::string> expected = {m.default_id};
+    for (std::size_t i = shard; i < m.configs.size(); i += 3) expected.insert(m.configs[i].id);
+    std::set<std::string> got;
+    for (const auto& [id, e] : entries.items()) got.insert(id);
+    EXPECT_EQ(got, expected) << "shard " << shard;
+    all.insert(got.begin(), got.end());
+  }
+  EXPECT_EQ(all.size(), m.configs.size());
+  TuneOptions o = options_for(kernel_dir());
+  o.strategy = "genetic";
+  o.shard = TuneOptions::Shard{0, 2};
+  EXPECT_THROW(tune(o), Error);
+  o.strategy = "exhaustive";
+  o.shard = TuneOptions::Shard{2, 2};
+  EXPECT_THROW(tune(o), Error);
+}
+
 }  // namespace
 }  // namespace ktune

@@ -5,6 +5,7 @@
 // A new proposal takes each compile slot that frees: no compile waits for a batch.
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,12 @@ struct TuneOptions {
   // Directories of DBs whose other GPUs' measurements start each key's search (besides
   // db_dir's own other files): DB_DIRS. See tune_prior.hpp.
   std::vector<std::string> prior_dirs;
+  // Measure only configs I, I+N, I+2N, ... of the space (and the DEFAULT, which sets the
+  // pace): one task's share of an exhaustive search split over machines (`ktune slurm`).
+  struct Shard {
+    std::size_t index = 0, count = 1;
+  };
+  std::optional<Shard> shard;
 };
 
 // Returns the process exit code: 0 when tuning ran (whatever the configs' statuses) or

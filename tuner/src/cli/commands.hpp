@@ -18,5 +18,6 @@ void add_import_command(CLI::App& app);
 void add_show_command(CLI::App& app);
 void add_report_command(CLI::App& app);
 void add_tune_command(CLI::App& app);
+void add_slurm_command(CLI::App& app);
 
 }  // namespace ktune::cli

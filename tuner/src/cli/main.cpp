@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
   ktune::cli::add_show_command(app);
   ktune::cli::add_report_command(app);
   ktune::cli::add_tune_command(app);
+  ktune::cli::add_slurm_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::RuntimeError& e) {  // a subcommand's own exit status

@@ -151,7 +151,9 @@ json tune_group(const TuneOptions& o, const Manifest& m, GpuPool& pool, const Fi
   for (const auto& key : o.keys) {
     KeySummary ks;
     ks.key = key_id(key);
-    const std::size_t planned = std::min(m.configs.size(), o.budget.evaluations.value_or(m.configs.size()));
+    const std::size_t in_shard = o.shard ? (m.configs.size() + o.shard->count - 1 - o.shard->index) / o.shard->count + 1
+                                         : m.configs.size();
+    const std::size_t planned = std::min({m.configs.size(), in_shard, o.budget.evaluations.value_or(m.configs.size())});
     ks.prior = tune_prior(m, prior_dirs, fp, key);
     if (o.strategy != "exhaustive") ks.prior_used = std::min(prior_count(planned), ks.prior.configs.size());
     auto strategy = make_strategy(o.strategy, {search_space, default_index, o.seed, o.budget.evaluations,
@@ -277,10 +279,14 @@ json tune_group(const TuneOptions& o, const Manifest& m, GpuPool& pool, const Fi
     auto next_proposal = [&]() -> std::optional<std::size_t> {
       if (strategy->done() || out_of_time()) return std::nullopt;
       if (o.budget.evaluations && proposed >= *o.budget.evaluations) return std::nullopt;
-      auto one = strategy->propose(1);
-      if (one.empty()) return std::nullopt;
-      ++proposed;
-      return one[0];
+      for (;;) {
+        auto one = strategy->propose(1);
+        if (one.empty()) return std::nullopt;
+        // A shard measures its share of an exhaustive search, and the DEFAULT that sets the pace.
+        if (o.shard && one[0] != default_index && one[0] % o.shard->count != o.shard->index) continue;
+        ++proposed;
+        return one[0];
+      }
     };
 
     std::size_t compiling = 0;  // of this key, in the pool
@@ -431,6 +437,12 @@ int tune(const TuneOptions& o) {
   const auto tune_start = Clock::now();
   const Manifest m = Manifest::from_json(read_json_file(o.manifest), o.manifest);
   if (o.keys.empty()) throw Error(m.kernel + ": no KEYS to tune for; give at least one, e.g. KEYS \"N=4096\"");
+  if (o.shard && (o.shard->count == 0 || o.shard->index >= o.shard->count))
+    throw Error("--shard " + std::to_string(o.shard->index) + "/" + std::to_string(o.shard->count) +
+                ": give I/N with 0 <= I < N, e.g. --shard 0/4");
+  if (o.shard && o.strategy != "exhaustive")
+    throw Error("--shard splits an exhaustive search (configs I, I+N, I+2N, ...), not the " + o.strategy +
+                " strategy, whose proposals depend on every result; split a search by key instead");
 
   // The first worker, unpinned, says whether there is a GPU and how many the tuner sees.
   auto first = std::make_shared<MeasuringWorker>(o.worker_command, o.worker_log, "");

@@ -72,6 +72,11 @@ int main(int argc, char** argv) {
       ->check(ktune::cli::gpu_list());
   app.add_option("--prior-db-dir", o.prior_dirs, "a directory of DBs whose other GPUs' results start each key's "
                  "search, besides --db-dir's other files (the build passes DB_DIRS); once per directory");
+  std::string shard, worker_program;
+  app.add_option("--shard", shard, "I/N: measure only configs I, I+N, I+2N, ... of an exhaustive search (and the "
+                 "DEFAULT); one task's share of a search split over machines (ktune slurm)");
+  app.add_option("--worker-program", worker_program, "the measuring worker to start, run as PROGRAM --worker; "
+                 "default: this program (for wrappers, profilers and tests)")->check(CLI::ExistingFile);
   app.add_flag("--retune", o.retune, "measure again what the DB has for this GPU and kernel");
   app.add_flag("--require-gpu", o.require_gpu, "fail when no GPU is visible (KTUNE_TUNE=ON)");
   app.add_option("--summary-out", o.summary_out, "write the JSON summary here");
@@ -110,7 +115,23 @@ int main(int argc, char** argv) {
     o.budget.evaluations = choice.evaluations;
     o.budget.seconds = choice.seconds;
     if (!choice.why.empty()) std::cout << "ktune: " << m.kernel << ": " << ktune::terminal_text(choice.why, 400) << "\n";
-    o.worker_command = {std::filesystem::read_symlink("/proc/self/exe").string(), "--worker"};
+    o.worker_command = {worker_program.empty() ? std::filesystem::read_symlink("/proc/self/exe").string() : worker_program,
+                        "--worker"};
+    if (!shard.empty()) {
+      const auto slash = shard.find('/');
+      ktune::TuneOptions::Shard s;
+      try {
+        if (slash == std::string::npos) throw std::invalid_argument("no /");
+        std::size_t used = 0;
+        s.index = std::stoull(shard.substr(0, slash), &used);
+        if (used != slash) throw std::invalid_argument("index");
+        s.count = std::stoull(shard.substr(slash + 1), &used);
+        if (used != shard.size() - slash - 1 || shard[0] == '-' || shard[slash + 1] == '-') throw std::invalid_argument("count");
+      } catch (const std::exception&) {
+        throw ktune::Error("--shard '" + ktune::terminal_text(shard, 40) + "' is not I/N; write e.g. --shard 0/4");
+      }
+      o.shard = s;
+    }
     if (o.worker_log.empty()) o.worker_log = (std::filesystem::path(o.manifest).parent_path() / "worker.log").string();
     return ktune::tune(o);
   } catch (const CLI::ParseError& e) {
