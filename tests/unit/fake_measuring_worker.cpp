@@ -1,10 +1,9 @@
 // A stand-in for the measuring worker (`ktune --worker`) for the tuner tests on machines
 // without a GPU. It speaks the real worker's protocol and fakes each config's outcome from
 // its parameters:
-//   MODE  0 ok (times around T * 0.1 ms), 1 wrong-result, 2 crash (SIGSEGV, no reply),
+//   MODE  0 ok (times around TIME * 0.1 ms), 1 wrong-result, 2 crash (SIGSEGV, no reply),
 //         3 hang, 4 resource, 5 sticky error (reply "crashed", then exit 3); absent: 0
-//   T     time scale of MODE 0; absent: TIME (for kernels compiled by nvcc, whose CUDA
-//         headers a macro named T breaks), else 1
+//   TIME  time scale of MODE 0; absent: 1
 //   FATAL 1: the launch template fails, as with a misspelt parameter ({"fatal": ...})
 // Environment: KTUNE_FAKE_GPUS="A,B" → the machine has GPUs named A and B (default: one
 // "Fake GPU"), of which the worker sees those CUDA_VISIBLE_DEVICES lists;
@@ -86,7 +85,7 @@ json measure(WorkerChannel& channel, const json& request) {
   Measurement m;
   switch (config.get_or("MODE", 0)) {
     case 0: {
-      const double base = 0.1 * static_cast<double>(config.get_or("T", config.get_or("TIME", 1)));
+      const double base = 0.1 * static_cast<double>(config.get_or("TIME", 1));
       // A small deterministic jitter, within ±0.2 %: a realistic sample set, same every run.
       for (int i = 0; i < 10; ++i) m.samples_ms.push_back(base * (1.0 + 0.001 * (i % 5 - 2)));
       m.median_ms = summarize(m.samples_ms).median;

@@ -46,11 +46,11 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-// The space of the fake kernel: MODE picks the outcome (see fake_measuring_worker.cpp), T
-// scales MODE 0's time. Faulty modes only at T=1, so 3 + 5 = 8 configs.
-const std::vector<std::string> kParams = {"MODE=0..5", "T=1..3"};
-const std::vector<std::string> kWhere = {"MODE == 0 or T == 1"};
-const char* const kDefault = "MODE=0 T=2";
+// The space of the fake kernel: MODE picks the outcome (see fake_measuring_worker.cpp), TIME
+// scales MODE 0's time. Faulty modes only at TIME=1, so 3 + 5 = 8 configs.
+const std::vector<std::string> kParams = {"MODE=0..5", "TIME=1..3"};
+const std::vector<std::string> kWhere = {"MODE == 0 or TIME == 1"};
+const char* const kDefault = "MODE=0 TIME=2";
 constexpr std::size_t kConfigs = 8;
 const std::vector<std::string> kKeys = {"N=1000", "N=2000"};
 
@@ -143,7 +143,7 @@ class TunerTest : public testing::Test {
   }
   std::size_t starts() const { return count_lines(starts_); }
 
-  // The standard fake kernel, MODE=0 T=3 failing to compile.
+  // The standard fake kernel, MODE=0 TIME=3 failing to compile.
   Manifest make_standard() {
     return make_kernel(kernel_dir(), kParams, kWhere, kDefault, {{0, 3}});
   }
@@ -155,8 +155,8 @@ class TunerTest : public testing::Test {
 
 // One status per MODE, for a key's counts.
 const std::map<std::string, int> kExpectedCounts = {
-    {"ok", 2},             // MODE 0 at T=1 and T=2 (T=3 did not compile)
-    {"compile-failed", 1},  // MODE 0 T=3
+    {"ok", 2},             // MODE 0 at TIME=1 and TIME=2 (TIME=3 did not compile)
+    {"compile-failed", 1},  // MODE 0 TIME=3
     {"wrong-result", 1},   // MODE 1
     {"crashed", 2},        // MODE 2 (died) and MODE 5 (sticky error, replied)
     {"timed-out", 1},      // MODE 3
@@ -179,7 +179,7 @@ TEST_F(TunerTest, EveryStatusIsCountedAndTheBestIsFaultless) {
     SCOPED_TRACE(key.dump());
     EXPECT_EQ(key["key"], kKeys[k]);
     EXPECT_EQ(counts_of(key), kExpectedCounts);
-    // The fastest faultless config: MODE=0 at the smallest T.
+    // The fastest faultless config: MODE=0 at the smallest TIME.
     EXPECT_EQ(key["best_id"], id_of(m, {0, 1}));
     EXPECT_NEAR(key["best_ms"].get<double>(), 0.1, 1e-3);
     EXPECT_NEAR(key["default_ms"].get<double>(), 0.2, 2e-3);
@@ -216,7 +216,7 @@ TEST_F(TunerTest, EveryMeasurementIsInTheDb) {
       }
       ASSERT_TRUE(keys[key].contains(id)) << id;
       const json& entry = keys[key][id];
-      EXPECT_EQ(entry["values"], json({{"MODE", c.values[0]}, {"T", c.values[1]}}));
+      EXPECT_EQ(entry["values"], json({{"MODE", c.values[0]}, {"TIME", c.values[1]}}));
       const json& measurement = entry["measurement"];
       EXPECT_EQ(measurement["status"], by_mode.at(c.values[0])) << id;
       if (c.values[0] == 0) {
@@ -260,7 +260,7 @@ TEST_F(TunerTest, ResumeMeasuresNothingAgain) {
 // A search cut short (a budget), then the whole space: the DB answers what was measured,
 // compile failures come from their records, and every other config is measured now.
 TEST_F(TunerTest, ResumeAfterACutSearchMeasuresTheRest) {
-  const Manifest m = make_kernel(kernel_dir(), {"MODE=0", "T=1..120"}, {}, "MODE=0 T=5", {{0, 7}, {0, 80}});
+  const Manifest m = make_kernel(kernel_dir(), {"MODE=0", "TIME=1..120"}, {}, "MODE=0 TIME=5", {{0, 7}, {0, 80}});
   TuneOptions o = options_for(kernel_dir());
   o.keys = {{{"N", 1000}}};
   o.budget.evaluations = 60;
@@ -281,7 +281,7 @@ TEST_F(TunerTest, ResumeAfterACutSearchMeasuresTheRest) {
 TEST_F(TunerTest, ARunOfFailuresAndDbAnswersDoesNotEndTheSearch) {
   std::set<std::vector<int64_t>> failed;
   for (int64_t t = 10; t < 20; ++t) failed.insert({0, t});
-  make_kernel(kernel_dir(), {"MODE=0", "T=1..60"}, {}, "MODE=0 T=5", failed);
+  make_kernel(kernel_dir(), {"MODE=0", "TIME=1..60"}, {}, "MODE=0 TIME=5", failed);
   TuneOptions o = options_for(kernel_dir());
   o.keys = {{{"N", 1000}}};
   ASSERT_EQ(tune(o), 0);
@@ -306,8 +306,8 @@ TEST_F(TunerTest, RetuneMeasuresEverythingAgain) {
   }
 }
 
-// Per key the exhaustive order is the DEFAULT (MODE=0 T=2), then enumeration order:
-// MODE=0 T=1, MODE=0 T=3 (compile-failed, no call), MODE 1, 2, 3, 4, 5. Worker starts:
+// Per key the exhaustive order is the DEFAULT (MODE=0 TIME=2), then enumeration order:
+// MODE=0 TIME=1, MODE=0 TIME=3 (compile-failed, no call), MODE 1, 2, 3, 4, 5. Worker starts:
 //   1  before key 1: tune() starts one for its ready line.
 //   MODE 2 crashes with no reply: the call is Died; MODE 3 finds the worker gone and starts
 //      one (+1).
@@ -382,7 +382,7 @@ TEST_F(TunerTest, FailingHarnessIsOneErrorNotCrashedConfigs) {
 // lost, and the final run measures only what is missing.
 TEST_F(TunerTest, KilledAtRandomPointsLosesNothing) {
   constexpr std::size_t kPerKey = 200;
-  make_kernel(kernel_dir(), {"MODE=0", "T=1.." + std::to_string(kPerKey)}, {}, "MODE=0 T=1");
+  make_kernel(kernel_dir(), {"MODE=0", "TIME=1.." + std::to_string(kPerKey)}, {}, "MODE=0 TIME=1");
   TuneOptions o = options_for(kernel_dir());
   ::setenv("KTUNE_FAKE_DELAY_MS", "10", 1);
   const fs::path db_path = fs::path(o.db_dir) / "Fake_GPU.json";
@@ -461,7 +461,7 @@ TEST_F(TunerTest, KilledAtRandomPointsLosesNothing) {
 // loop the whole time, so it reads the file between, and during, the tuners' writes.
 TEST_F(TunerTest, TwoTunersAndABakeShareOneDb) {
   constexpr std::size_t kPerKey = 60;
-  Manifest m = make_kernel(kernel_dir(), {"MODE=0", "T=1.." + std::to_string(kPerKey)}, {}, "MODE=0 T=1");
+  Manifest m = make_kernel(kernel_dir(), {"MODE=0", "TIME=1.." + std::to_string(kPerKey)}, {}, "MODE=0 TIME=1");
   ::setenv("KTUNE_FAKE_DELAY_MS", "5", 1);
   const TuneOptions base = options_for(kernel_dir());
   m.keys = {{{"N", 1000}}, {{"N", 2000}}};  // the bake's tables need the KEYS' dimensions
@@ -560,7 +560,7 @@ std::string file_text(const fs::path& p) {
 // only what is missing.
 TEST_F(TunerTest, DiskFullIsAClearErrorAndTheDbStaysWhole) {
   constexpr std::size_t kPerKey = 40;
-  make_kernel(kernel_dir(), {"MODE=0", "T=1.." + std::to_string(kPerKey)}, {}, "MODE=0 T=1");
+  make_kernel(kernel_dir(), {"MODE=0", "TIME=1.." + std::to_string(kPerKey)}, {}, "MODE=0 TIME=1");
   TuneOptions o = options_for(kernel_dir());
   o.keys = {{{"N", 1000}}};
   ASSERT_EQ(tune(o), 0);
@@ -596,7 +596,7 @@ TEST_F(TunerTest, DiskFullIsAClearErrorAndTheDbStaysWhole) {
 // A DB directory the tuner may not write (for root too: the child gives up root first):
 // a clear error naming the DB, the DB on disk unchanged.
 TEST_F(TunerTest, UnwritableDbDirectoryIsAClearErrorAndKeepsTheDb) {
-  make_kernel(kernel_dir(), {"MODE=0", "T=1..6"}, {}, "MODE=0 T=1");
+  make_kernel(kernel_dir(), {"MODE=0", "TIME=1..6"}, {}, "MODE=0 TIME=1");
   TuneOptions o = options_for(kernel_dir());
   o.keys = {{{"N", 1000}}};
   ASSERT_EQ(tune(o), 0);
@@ -657,7 +657,7 @@ TEST_F(TunerTest, FailuresAreReportedWithTheirReasons) {
 // config is compiled again (here by a compiler that does not exist, so it is recorded
 // compile-failed, naming its log), and every other config is measured as before.
 TEST_F(TunerTest, DamagedCompileRecordIsCompiledAgain) {
-  const Manifest m = make_kernel(kernel_dir(), {"MODE=0", "T=1..4"}, {}, "MODE=0 T=1");
+  const Manifest m = make_kernel(kernel_dir(), {"MODE=0", "TIME=1..4"}, {}, "MODE=0 TIME=1");
   const ManifestConfig damaged = m.configs.back();
   const fs::path record = kernel_dir() / damaged.record();
   const std::string whole = file_text(record);
@@ -684,7 +684,7 @@ TEST_F(TunerTest, DamagedCompileRecordIsCompiledAgain) {
 // speedup over the DEFAULT, and gnuplot draws every plot (best so far by evaluations and by
 // time, time per parameter value, speedups) as PNG.
 TEST_F(TunerTest, ReportDrawsTheSearch) {
-  make_kernel(kernel_dir(), {"MODE=0", "T=1..12"}, {}, "MODE=0 T=5");  // a config's time is T x 0.1 ms
+  make_kernel(kernel_dir(), {"MODE=0", "TIME=1..12"}, {}, "MODE=0 TIME=5");  // a config's time is TIME x 0.1 ms
   TuneOptions o = options_for(kernel_dir());
   ASSERT_EQ(tune(o), 0);
   const fs::path out = dir_.path() / "report";
@@ -694,10 +694,10 @@ TEST_F(TunerTest, ReportDrawsTheSearch) {
   // KTUNE_TEST_KEEP=<dir>: keep the report, to look at the plots.
   if (const char* keep = std::getenv("KTUNE_TEST_KEEP")) fs::copy(out, keep, fs::copy_options::recursive);
   const std::string md = read_text(out / "report.md");
-  EXPECT_NE(md.find("| fake | Fake GPU | N=1000 | 12 | 12 | 0.1000 | MODE=0 T=1 | 0.5000 | 5.00× |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| fake | Fake GPU | N=1000 | 12 | 12 | 0.1000 | MODE=0 TIME=1 | 0.5000 | 5.00× |"), std::string::npos) << md;
   EXPECT_NE(md.find("| fake | Fake GPU | N=2000 | 12 | 12 |"), std::string::npos) << md;
-  EXPECT_NE(md.find("- `T`: 1 → 1.00, 2 → 2.00,"), std::string::npos) << md;
-  for (const char* png : {"best_vs_evaluations", "best_vs_time", "param_T", "speedup"}) {
+  EXPECT_NE(md.find("- `TIME`: 1 → 1.00, 2 → 2.00,"), std::string::npos) << md;
+  for (const char* png : {"best_vs_evaluations", "best_vs_time", "param_TIME", "speedup"}) {
     const std::string image = read_text(out / (std::string(png) + ".png"));
     EXPECT_EQ(image.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8)) << png << ": not drawn; " << read_text(dir_.path() / "report.log");
     EXPECT_GT(image.size(), 5000u) << png;
@@ -709,16 +709,16 @@ TEST_F(TunerTest, ReportDrawsTheSearch) {
   std::size_t images = 0;
   for (std::size_t at = 0; (at = html.find("src=\"data:image/png;base64,iVBORw0KGgo", at)) != std::string::npos; ++at) ++images;
   EXPECT_EQ(images, 4u);
-  EXPECT_NE(html.find("<td>MODE=0 T=1</td>"), std::string::npos);
+  EXPECT_NE(html.find("<td>MODE=0 TIME=1</td>"), std::string::npos);
   const std::string csv = read_text(out / "measurements.csv");
-  EXPECT_EQ(csv.substr(0, csv.find('\r')), "kernel,gpu,key,id,MODE,T,status,median_ms,abandoned,samples,seconds,at,message");
+  EXPECT_EQ(csv.substr(0, csv.find('\r')), "kernel,gpu,key,id,MODE,TIME,status,median_ms,abandoned,samples,seconds,at,message");
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 24) << csv;
 }
 
 // A budget of 3 with no strategy named is exhaustive cut short: in a seeded random order,
 // the DEFAULT first, 3 configs per key and no more.
 TEST_F(TunerTest, BudgetLimitsEvaluationsPerKey) {
-  const Manifest m = make_kernel(kernel_dir(), {"MODE=0", "T=1..40"}, {}, "MODE=0 T=5");
+  const Manifest m = make_kernel(kernel_dir(), {"MODE=0", "TIME=1..40"}, {}, "MODE=0 TIME=5");
   TuneOptions o = options_for(kernel_dir());
   o.budget.evaluations = 3;
   ASSERT_EQ(tune(o), 0);
@@ -731,7 +731,7 @@ TEST_F(TunerTest, BudgetLimitsEvaluationsPerKey) {
     ASSERT_TRUE(keys.contains(key));
     EXPECT_EQ(keys[key].size(), 3u);
     EXPECT_TRUE(keys[key].contains(m.default_id));
-    // Not the first corner of the space: not T=1 and T=2 after the DEFAULT.
+    // Not the first corner of the space: not TIME=1 and TIME=2 after the DEFAULT.
     EXPECT_FALSE(keys[key].contains(id_of(m, {0, 1})) && keys[key].contains(id_of(m, {0, 2})));
   }
   for (const auto& key : summary["keys"]) {
@@ -761,8 +761,8 @@ TEST_F(TunerTest, OnDemandCompilesOnlyWhatIsProposedWhileMeasuring) {
   PlanRequest r;
   r.kernel = "fake";
   r.source = (dir / "fake.cu").string();
-  r.params = {"MODE=0", "T=1..40"};
-  r.default_text = "MODE=0 T=20";
+  r.params = {"MODE=0", "TIME=1..40"};
+  r.default_text = "MODE=0 TIME=20";
   r.compile = {fake_nvcc.string(), "90", {"-O3"}, {}};
   r.eager_limit = 16;
   const Manifest m = make_plan(r).manifest;
@@ -855,8 +855,8 @@ class MultiGpuTest : public TunerTest {
     }
     return out;
   }
-  // Eight configs that all pass: T=1..8.
-  Manifest make_good() { return make_kernel(kernel_dir(), {"MODE=0", "T=1..8"}, {}, "MODE=0 T=1"); }
+  // Eight configs that all pass: TIME=1..8.
+  Manifest make_good() { return make_kernel(kernel_dir(), {"MODE=0", "TIME=1..8"}, {}, "MODE=0 TIME=1"); }
 
   fs::path events_;
 };
@@ -989,12 +989,12 @@ TEST_F(MultiGpuTest, PinningFollowsTheTunersVisibleDevices) {
 // the nearest key it has, for the other) is measured right after the DEFAULT, and the
 // summary says where the prior came from and what it bought.
 TEST_F(TunerTest, OtherGpusResultsAreMeasuredFirst) {
-  const Manifest m = make_kernel(kernel_dir(), {"MODE=0", "T=1..40"}, {}, "MODE=0 T=20");
+  const Manifest m = make_kernel(kernel_dir(), {"MODE=0", "TIME=1..40"}, {}, "MODE=0 TIME=20");
   TuneOptions o = options_for(kernel_dir());
   o.strategy = "genetic";
   o.budget.evaluations = 20;
   o.seed = 3;
-  // The other GPU found T=1 fastest (as here: a time of T x 0.1 ms), then T=2, at N=1000 only.
+  // The other GPU found TIME=1 fastest (as here: a time of TIME x 0.1 ms), then TIME=2, at N=1000 only.
   ktune::Fingerprint other;
   other.kernel_hash = "0123456789abcdef";
   other.nvcc_version = "13.0.0";
@@ -1004,7 +1004,7 @@ TEST_F(TunerTest, OtherGpusResultsAreMeasuredFirst) {
     ktune::Measurement meas;
     meas.median_ms = 0.05 * t;
     meas.samples_ms = {meas.median_ms};
-    db.record(other, "N=1000", id_of(m, {0, t}), json{{"MODE", 0}, {"T", t}}, meas);
+    db.record(other, "N=1000", id_of(m, {0, t}), json{{"MODE", 0}, {"TIME", t}}, meas);
   }
   ASSERT_EQ(tune(o), 0);
   const json summary = read_json(o.summary_out);
@@ -1032,7 +1032,7 @@ TEST_F(TunerTest, OtherGpusResultsAreMeasuredFirst) {
 // A shard of an exhaustive search measures configs I, I+N, ... and the DEFAULT; the shards
 // together measure the space. A shard of a sampling strategy is refused.
 TEST_F(TunerTest, ShardsSplitAnExhaustiveSearch) {
-  const Manifest m = make_kernel(kernel_dir(), {"MODE=0", "T=1..10"}, {}, "MODE=0 T=5");
+  const Manifest m = make_kernel(kernel_dir(), {"MODE=0", "TIME=1..10"}, {}, "MODE=0 TIME=5");
   std::set<std::string> all;
   for (std::size_t shard = 0; shard < 3; ++shard) {
     TuneOptions o = options_for(kernel_dir());

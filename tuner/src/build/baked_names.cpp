@@ -39,6 +39,11 @@ std::string unbakeable_name(const std::string& name, bool key_dimension) {
   // not compile (Config::of, Key::values(), the int64_t of every field; Config names its own type).
   static const std::set<std::string> config_names = {"of", "Config", "int64_t"}, key_names = {"values", "int64_t"};
   if ((key_dimension ? key_names : config_names).count(name)) return "clashes with a name of the generated header";
+  // A parameter is a macro on every compile (-DT=8): names the CUDA toolkit's own headers use
+  // as identifiers break every config (nvcc 13.0's headers declare template <typename T>, <typename U>).
+  if (!key_dimension && (name == "T" || name == "U"))
+    return "is a name CUDA's own headers use (template <typename " + name + ">), so -D" + name +
+           "=... breaks every config's compile; give it a longer name";
   return "";
 }
 
