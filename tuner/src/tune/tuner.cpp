@@ -122,6 +122,94 @@ struct GpuGroup {
   std::vector<GpuSlotSpec> gpus;
 };
 
+// The table printed after tuning a GPU group, and its JSON summary.
+json summarize(const TuneOptions& o, const Manifest& m, const Fingerprint& fp, const std::vector<int>& gpu_indices,
+               int starts, double elapsed_s, const std::map<int, std::string>& dropped, std::size_t compile_jobs, Db& db,
+               const std::vector<KeySummary>& summaries) {
+  std::ostringstream table;
+  table << "ktune: " << m.kernel << " on ";
+  if (gpu_indices.size() > 1) table << gpu_indices.size() << "x ";
+  table << fp.gpu.name << " (";
+  if (gpu_indices.size() > 1) table << "GPUs " << join_indices(gpu_indices) << ", ";
+  table << "sm_" << fp.gpu.cc_major << fp.gpu.cc_minor << ", driver " << fp.gpu.driver_version << "), "
+        << m.configs.size() << " configs, " << o.keys.size() << " keys, " << std::fixed << std::setprecision(1)
+        << elapsed_s << " s, " << starts << " worker start(s)\n";
+  for (const auto& [gpu, why] : dropped)
+    table << "GPU " << gpu << " dropped: " << why << "; the others went on\n";
+  {
+    std::size_t asked = 0;
+    double compile_s = 0, wait_s = 0;
+    for (const auto& ks : summaries) {
+      asked += ks.compiled_asked;
+      compile_s += ks.compile_s;
+      wait_s += ks.compile_wait_s;
+    }
+    if (compile_s > 0)
+      table << "compiled while tuning: " << asked << " configs in a pool of " << compile_jobs << " jobs, "
+            << compile_s << " s of compiler wall time, " << wait_s << " s of GPU time waiting for a cubin\n";
+  }
+  table << std::left << std::setw(28) << "key" << std::setw(44) << "best config" << std::right
+        << std::setw(11) << "best ms" << std::setw(11) << "DEFAULT ms" << std::setw(9) << "speedup"
+        << "  statuses\n";
+  json dropped_json = json::object();
+  for (const auto& [gpu, why] : dropped) dropped_json[std::to_string(gpu)] = why;
+  json out = {{"kernel", m.kernel}, {"tuned", true}, {"gpu", fp.gpu.to_json()},
+              {"gpus", gpu_indices}, {"dropped_gpus", dropped_json}, {"worker_starts", starts},
+              {"build", m.on_demand ? "on-demand" : "eager"}, {"strategy", o.strategy},
+              {"fingerprint", fp.digest()}, {"db", db.path().string()}, {"keys", json::array()}};
+  std::size_t failures = 0;
+  for (const auto& ks : summaries) {
+    const std::string best = ks.best_id.empty() ? "-" : m.describe(m.configs[ks.best_index].values);
+    std::ostringstream statuses;
+    for (const auto& [status, n] : ks.counts) statuses << status << " " << n << "  ";
+    // "-" where no config (or not the DEFAULT) came out ok.
+    auto ms = [](double v) {
+      std::ostringstream t;
+      if (v > 0) t << std::fixed << std::setprecision(4) << v; else t << "-";
+      return t.str();
+    };
+    std::ostringstream speedup;
+    if (ks.best_ms > 0 && ks.default_ms > 0)
+      speedup << std::fixed << std::setprecision(2) << ks.default_ms / ks.best_ms << "x";
+    else
+      speedup << "-";
+    table << std::left << std::setw(28) << ks.key << std::setw(44) << best << std::right
+          << std::setw(11) << ms(ks.best_ms) << std::setw(11) << ms(ks.default_ms) << std::setw(9)
+          << speedup.str() << "  " << statuses.str() << "\n";
+    json measured_on = json::object();
+    for (const auto& [gpu, n] : ks.measured_on) measured_on[std::to_string(gpu)] = n;
+    out["keys"].push_back({{"key", ks.key}, {"best_id", ks.best_id}, {"best_ms", ks.best_ms},
+                           {"default_ms", ks.default_ms}, {"counts", ks.counts},
+                           {"measured_now", ks.measured_now}, {"from_db", ks.from_db},
+                           {"measured_on", measured_on},
+                           {"seconds", ks.seconds}, {"phases_s", ks.phases},
+                           {"samples_ms_total", ks.samples_ms_total},
+                           {"compile", {{"asked", ks.compiled_asked}, {"seconds", ks.compile_s},
+                                        {"wait_s", ks.compile_wait_s}}},
+                           {"failures", ks.failures}});
+    if (ks.prior_used > 0) {
+      // What the prior bought: its configs' best here against the best found.
+      double prior_best = -1;
+      for (std::size_t i = 0; i < ks.prior_used; ++i)
+        if (auto known = db.find(fp, ks.key, m.configs[ks.prior.configs[i]].id);
+            known && known->status == Status::Ok && !known->abandoned && (prior_best < 0 || known->median_ms < prior_best))
+          prior_best = known->median_ms;
+      out["keys"].back()["prior"] = {{"from", ks.prior.from}, {"measured_first", ks.prior_used},
+                                     {"best_ms", prior_best}, {"holds_the_best", prior_best > 0 && prior_best <= ks.best_ms}};
+      table << "  prior for " << ks.key << ": " << ks.prior_used << " configs of " << ks.prior.from
+            << " measured first; their best here " << ms(prior_best);
+      if (prior_best > 0 && ks.best_ms > 0) table << " ms, " << std::setprecision(2) << prior_best / ks.best_ms << "x the best found";
+      table << std::setprecision(1) << "\n";
+    }
+    failures += ks.failures.size();
+  }
+  if (failures > 0)
+    table << failures << " measurements were not ok; each one's status and reason: \"failures\" in "
+          << (o.summary_out.empty() ? std::string("the summary (--summary-out)") : o.summary_out) << "\n";
+  std::cout << table.str() << "DB: " << db.path().string() << "\n";
+  return out;
+}
+
 // Tunes every key on one group's GPUs; prints its summary table; returns its JSON summary.
 json tune_group(const TuneOptions& o, const Manifest& m, GpuPool& pool, const Fingerprint& fp,
                 const std::vector<int>& gpu_indices, int earlier_starts, Clock::time_point tune_start) {
@@ -344,91 +432,8 @@ json tune_group(const TuneOptions& o, const Manifest& m, GpuPool& pool, const Fi
   }
   progress.finish(elapsed());
 
-  // The summary table.
-  std::ostringstream table;
-  const int starts = earlier_starts + pool.starts();
-  table << "ktune: " << m.kernel << " on ";
-  if (gpu_indices.size() > 1) table << gpu_indices.size() << "x ";
-  table << fp.gpu.name << " (";
-  if (gpu_indices.size() > 1) table << "GPUs " << join_indices(gpu_indices) << ", ";
-  table << "sm_" << fp.gpu.cc_major << fp.gpu.cc_minor << ", driver " << fp.gpu.driver_version << "), "
-        << m.configs.size() << " configs, " << o.keys.size() << " keys, " << std::fixed << std::setprecision(1)
-        << elapsed() << " s, " << starts << " worker start(s)\n";
-  const auto dropped = pool.dropped();
-  for (const auto& [gpu, why] : dropped)
-    table << "GPU " << gpu << " dropped: " << why << "; the others went on\n";
-  {
-    std::size_t asked = 0;
-    double compile_s = 0, wait_s = 0;
-    for (const auto& ks : summaries) {
-      asked += ks.compiled_asked;
-      compile_s += ks.compile_s;
-      wait_s += ks.compile_wait_s;
-    }
-    if (compile_s > 0)
-      table << "compiled while tuning: " << asked << " configs in a pool of " << compiles.jobs() << " jobs, "
-            << compile_s << " s of compiler wall time, " << wait_s << " s of GPU time waiting for a cubin\n";
-  }
-  table << std::left << std::setw(28) << "key" << std::setw(44) << "best config" << std::right
-        << std::setw(11) << "best ms" << std::setw(11) << "DEFAULT ms" << std::setw(9) << "speedup"
-        << "  statuses\n";
-  json dropped_json = json::object();
-  for (const auto& [gpu, why] : dropped) dropped_json[std::to_string(gpu)] = why;
-  json out = {{"kernel", m.kernel}, {"tuned", true}, {"gpu", fp.gpu.to_json()},
-              {"gpus", gpu_indices}, {"dropped_gpus", dropped_json}, {"worker_starts", starts},
-              {"build", m.on_demand ? "on-demand" : "eager"}, {"strategy", o.strategy},
-              {"fingerprint", fp.digest()}, {"db", db.path().string()}, {"keys", json::array()}};
-  std::size_t failures = 0;
-  for (const auto& ks : summaries) {
-    const std::string best = ks.best_id.empty() ? "-" : m.describe(m.configs[ks.best_index].values);
-    std::ostringstream statuses;
-    for (const auto& [status, n] : ks.counts) statuses << status << " " << n << "  ";
-    // "-" where no config (or not the DEFAULT) came out ok.
-    auto ms = [](double v) {
-      std::ostringstream t;
-      if (v > 0) t << std::fixed << std::setprecision(4) << v; else t << "-";
-      return t.str();
-    };
-    std::ostringstream speedup;
-    if (ks.best_ms > 0 && ks.default_ms > 0)
-      speedup << std::fixed << std::setprecision(2) << ks.default_ms / ks.best_ms << "x";
-    else
-      speedup << "-";
-    table << std::left << std::setw(28) << ks.key << std::setw(44) << best << std::right
-          << std::setw(11) << ms(ks.best_ms) << std::setw(11) << ms(ks.default_ms) << std::setw(9)
-          << speedup.str() << "  " << statuses.str() << "\n";
-    json measured_on = json::object();
-    for (const auto& [gpu, n] : ks.measured_on) measured_on[std::to_string(gpu)] = n;
-    out["keys"].push_back({{"key", ks.key}, {"best_id", ks.best_id}, {"best_ms", ks.best_ms},
-                           {"default_ms", ks.default_ms}, {"counts", ks.counts},
-                           {"measured_now", ks.measured_now}, {"from_db", ks.from_db},
-                           {"measured_on", measured_on},
-                           {"seconds", ks.seconds}, {"phases_s", ks.phases},
-                           {"samples_ms_total", ks.samples_ms_total},
-                           {"compile", {{"asked", ks.compiled_asked}, {"seconds", ks.compile_s},
-                                        {"wait_s", ks.compile_wait_s}}},
-                           {"failures", ks.failures}});
-    if (ks.prior_used > 0) {
-      // What the prior bought: its configs' best here against the best found.
-      double prior_best = -1;
-      for (std::size_t i = 0; i < ks.prior_used; ++i)
-        if (auto known = db.find(fp, ks.key, m.configs[ks.prior.configs[i]].id);
-            known && known->status == Status::Ok && !known->abandoned && (prior_best < 0 || known->median_ms < prior_best))
-          prior_best = known->median_ms;
-      out["keys"].back()["prior"] = {{"from", ks.prior.from}, {"measured_first", ks.prior_used},
-                                     {"best_ms", prior_best}, {"holds_the_best", prior_best > 0 && prior_best <= ks.best_ms}};
-      table << "  prior for " << ks.key << ": " << ks.prior_used << " configs of " << ks.prior.from
-            << " measured first; their best here " << ms(prior_best);
-      if (prior_best > 0 && ks.best_ms > 0) table << " ms, " << std::setprecision(2) << prior_best / ks.best_ms << "x the best found";
-      table << std::setprecision(1) << "\n";
-    }
-    failures += ks.failures.size();
-  }
-  if (failures > 0)
-    table << failures << " measurements were not ok; each one's status and reason: \"failures\" in "
-          << (o.summary_out.empty() ? std::string("the summary (--summary-out)") : o.summary_out) << "\n";
-  std::cout << table.str() << "DB: " << db.path().string() << "\n";
-  return out;
+  return summarize(o, m, fp, gpu_indices, earlier_starts + pool.starts(), elapsed(), pool.dropped(), compiles.jobs(), db,
+                   summaries);
 }
 
 }  // namespace
