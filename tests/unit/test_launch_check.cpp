@@ -108,6 +108,7 @@ class CheckLaunches : public testing::Test {
 };
 
 void good_harness(ktune::Harness& h) {
+  EXPECT_TRUE(h.checking_only());
   const int n = static_cast<int>(h.key("N"));
   auto x = h.output<float>(std::size_t(n) * 1000000);  // 4 GB at N=2000: never made on the host
   h.expect(x, [](std::span<float>) { FAIL() << "a launch check computes no reference"; });

@@ -119,6 +119,10 @@ class Harness {
   // The key's value of `name`; throws Error naming the key's dimensions.
   int64_t key(const std::string& name) const;
   const std::map<std::string, int64_t>& key_values() const { return key_; }
+  // True while the build checks the launch template on the host (no GPU; buffers hold no
+  // values and references are not computed): a harness that makes GPU resources of its own
+  // outside expect_on_device() skips them then.
+  bool checking_only() const { return checking_only_; }
 
   template <typename T>
   Buffer<T> input(std::size_t n, Fill f) {
