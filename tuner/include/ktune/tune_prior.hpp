@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "ktune/fingerprint.hpp"
 #include "ktune/manifest.hpp"
 
@@ -21,12 +23,16 @@ struct TunePrior {
   std::string from;                  // "NVIDIA A100-SXM4-80GB at key M=1024,N=1024": what it came from
 };
 
-// The fastest timed configs of the most alike other fingerprint in the DB files of `dirs`
-// (same architecture first, then the nearest SM count) at `key`, or at its nearest key
-// (log distance) when that fingerprint lacks it. Measurements of `self` are not a prior.
-// Entries whose values are not a config of `m` are skipped; unreadable files too (the
-// tuner warns about its own DB elsewhere). Empty when there is nothing to start from.
-TunePrior tune_prior(const Manifest& m, const std::vector<std::filesystem::path>& dirs, const Fingerprint& self,
+// The DBs of kernel `m` in `dirs`, read once for all keys; unreadable files are skipped
+// (the tuner warns about its own DB elsewhere).
+std::vector<nlohmann::json> prior_documents(const Manifest& m, const std::vector<std::filesystem::path>& dirs);
+
+// The fastest timed configs of the most alike other fingerprint in `docs` (same
+// architecture first, then the nearest SM count) at `key`, or at its nearest key (log
+// distance) when that fingerprint lacks it. Measurements of `self` are not a prior.
+// Entries whose values are not a config of `m` are skipped. Empty when there is nothing
+// to start from.
+TunePrior tune_prior(const Manifest& m, const std::vector<nlohmann::json>& docs, const Fingerprint& self,
                      const std::map<std::string, int64_t>& key);
 
 }  // namespace ktune

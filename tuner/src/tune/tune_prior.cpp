@@ -56,8 +56,7 @@ std::map<std::string, int64_t> prior_key_of(const std::string& id) {
 
 }  // namespace
 
-TunePrior tune_prior(const Manifest& m, const std::vector<fs::path>& dirs, const Fingerprint& self,
-                     const std::map<std::string, int64_t>& key) {
+std::vector<json> prior_documents(const Manifest& m, const std::vector<fs::path>& dirs) {
   std::vector<json> docs;
   std::set<fs::path> seen;
   for (const auto& dir : dirs) {
@@ -72,6 +71,11 @@ TunePrior tune_prior(const Manifest& m, const std::vector<fs::path>& dirs, const
       }
     }
   }
+  return docs;
+}
+
+TunePrior tune_prior(const Manifest& m, const std::vector<json>& docs, const Fingerprint& self,
+                     const std::map<std::string, int64_t>& key) {
   const std::string self_digest = self.digest();
   std::vector<PriorSource> candidates;
   for (const auto& doc : docs)

@@ -234,6 +234,7 @@ json tune_group(const TuneOptions& o, const Manifest& m, GpuPool& pool, const Fi
   std::vector<KeySummary> summaries;
   std::vector<fs::path> prior_dirs = {o.db_dir};
   for (const auto& d : o.prior_dirs) prior_dirs.emplace_back(d);
+  const std::vector<json> prior_docs = prior_documents(m, prior_dirs);  // read once, for every key
   Progress progress(m.kernel, o.keys.size());
   ProgressState shown;  // compiled and measured count over all keys
   for (const auto& key : o.keys) {
@@ -242,7 +243,7 @@ json tune_group(const TuneOptions& o, const Manifest& m, GpuPool& pool, const Fi
     const std::size_t in_shard = o.shard ? (m.configs.size() + o.shard->count - 1 - o.shard->index) / o.shard->count + 1
                                          : m.configs.size();
     const std::size_t planned = std::min({m.configs.size(), in_shard, o.budget.evaluations.value_or(m.configs.size())});
-    ks.prior = tune_prior(m, prior_dirs, fp, key);
+    ks.prior = tune_prior(m, prior_docs, fp, key);
     if (o.strategy != "exhaustive") ks.prior_used = std::min(prior_count(planned), ks.prior.configs.size());
     auto strategy = make_strategy(o.strategy, {search_space, default_index, o.seed, o.budget.evaluations,
                                                o.budget.evaluations.has_value() || o.budget.seconds.has_value(),
@@ -281,11 +282,11 @@ json tune_group(const TuneOptions& o, const Manifest& m, GpuPool& pool, const Fi
         ks.best_ms = result.median_ms;
         ks.best_id = c.id;
         ks.best_index = index;
+        shown.best_ms = ks.best_ms;
+        shown.best = m.describe(c.values);
       }
       strategy->observe({index, result.status, result.median_ms});
       shown.done = evaluations;
-      shown.best_ms = ks.best_ms;
-      shown.best = ks.best_id.empty() ? "" : m.describe(m.configs[ks.best_index].values);
       shown.measured += measured;
       progress.update(shown, elapsed());
     };
