@@ -26,12 +26,6 @@ const char* kTerminal = "set terminal pngcairo size 1000,560 noenhanced font ',1
 // Ratios to the best on a log axis: tics where they read well, not only at decades.
 const char* kRatioTics = "set ytics ('1' 1, '1.1' 1.1, '1.25' 1.25, '1.5' 1.5, '2' 2, '3' 3, '5' 5, '10' 10, '20' 20, '50' 50, '100' 100)\n";
 
-std::string plain(std::string s) {
-  for (char& c : s)
-    if (c == '"' || c == '\\' || c == '\'' || static_cast<unsigned char>(c) < 32) c = '_';
-  return s;
-}
-
 // Best so far (relative to the key's best) after each evaluation and over time; only the
 // series whose measurements carry their time ("at": DBs written since it was recorded).
 std::vector<std::string> curves(const Measurements& all, const fs::path& out) {

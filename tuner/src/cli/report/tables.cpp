@@ -15,11 +15,14 @@ std::string fixed(double v, int digits) {
   return o.str();
 }
 
-std::string series_label(const Measurements& all, const Series& s) {
-  std::string l = (all.kernels.size() > 1 ? s.kernel + " " : "") + (all.gpus.size() > 1 ? s.gpu + " " : "") + s.key;
-  for (char& c : l)  // gnuplot prints it as is: no quotes or backslashes
+std::string plain(std::string s) {
+  for (char& c : s)
     if (c == '"' || c == '\\' || c == '\'' || static_cast<unsigned char>(c) < 32) c = '_';
-  return l;
+  return s;
+}
+
+std::string series_label(const Measurements& all, const Series& s) {
+  return plain((all.kernels.size() > 1 ? s.kernel + " " : "") + (all.gpus.size() > 1 ? s.gpu + " " : "") + s.key);
 }
 
 const std::vector<std::string>& winner_columns() {

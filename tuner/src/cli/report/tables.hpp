@@ -25,6 +25,9 @@ struct ParameterValues {
 };
 std::vector<ParameterValues> parameter_values(const Measurements& all);
 
+// Text gnuplot prints as is: quotes, backslashes and control characters become '_'.
+std::string plain(std::string s);
+
 // What tells series apart in a legend: the key, with the GPU and kernel when several.
 std::string series_label(const Measurements& all, const Series& s);
 
