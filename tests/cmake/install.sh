@@ -97,10 +97,19 @@ echo "ok: add_subdirectory(ktune): the app built with ktune's own runtime target
 # Fetched by FetchContent from a source archive (what a release or a Git host serves): the
 # tree's files as git knows them, or the tree without its build outputs outside a clone.
 archive=$work/ktune-src.tar.gz
-if git -C "$root" rev-parse --show-toplevel >/dev/null 2>&1; then
-  (cd "$root" && git ls-files -z --cached --others --exclude-standard | tar --null -T - -czf "$archive" --transform 's|^|ktune/|')
+# In a clone, git's own archive of the checkout (edits to tracked files included, through a
+# stash commit that touches nothing): other tests writing files meanwhile cannot disturb it,
+# and a clone owned by another user is still read. Outside one, a tar of the tree that
+# tolerates files changing while it reads (exit 1).
+g=(git -c safe.directory='*' -C "$root")
+if "${g[@]}" rev-parse --show-toplevel >/dev/null 2>&1; then
+  commit=$("${g[@]}" stash create 2>/dev/null || true)
+  "${g[@]}" archive --format=tar.gz --prefix=ktune/ -o "$archive" "${commit:-HEAD}" || fail "git archive of the tree"
 else
-  tar -C "$(dirname "$root")" -czf "$archive" --exclude=build --exclude=.deps --exclude=.git "$(basename "$root")"
+  rc=0
+  tar -C "$(dirname "$root")" -czf "$archive" --exclude=build --exclude=.deps --exclude=.git --warning=no-file-changed \
+    "$(basename "$root")" || rc=$?
+  ((rc <= 1)) || fail "tar of the tree (exit code $rc)"
 fi
 fetched=$work/fetchcontent
 cmake -S "$work/src" -B "$fetched" "${common[@]}" -DCONSUMER_KTUNE_URL="file://$archive" -DKTUNE_HOST_TOOL="$tool" \

@@ -40,9 +40,9 @@ print(f"ok: {len(records)} of 128 configs compiled, exactly those measured (24 p
       f"compilers {comp:.1f} s, GPU waiting for a cubin {waits:.1f} s")
 PY
 
-grep -q "ktune: axpb: baked NVIDIA H200 (2 keys" "$work/build1.log" || { cat "$work/build1.log"; fail "the bake did not use the DB just tuned"; }
+grep -q "ktune: axpb: baked $gpu_name (2 keys" "$work/build1.log" || { cat "$work/build1.log"; fail "the bake did not use the DB just tuned"; }
 "$build/axpb_app" 1000000 | tee "$work/app.txt" || fail "app"
-grep -q "^N=1000000: before exact on NVIDIA H200 (sm_[0-9a]* cubin).*correct" "$work/app.txt" || fail "app: exact key"
+grep -q "^N=1000000: before exact on $gpu_name (sm_[0-9a]* cubin).*correct" "$work/app.txt" || fail "app: exact key"
 echo "ok: the app launches the tuned winner"
 
 cmake --build "$build" >"$work/build2.log" 2>&1 || { cat "$work/build2.log"; fail "second build"; }

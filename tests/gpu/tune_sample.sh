@@ -47,13 +47,13 @@ print("ok: DB holds every sample; best has BUG=0; wrong result's max error recor
 PY
 
 # The bake: the app launches the baked winners, and each fallback rule gives correct output.
-grep -q "ktune: axpb: baked NVIDIA H200 (2 keys, from .*ktune-db/axpb/NVIDIA_H200.json)" "$work/build1.log" ||
+grep -q "ktune: axpb: baked $gpu_name (2 keys, from .*ktune-db/axpb/$gpu_slug.json)" "$work/build1.log" ||
   { cat "$work/build1.log"; fail "the bake did not use the DB just tuned"; }
 app=$build/axpb_app
 "$app" 1000000 3000000 20000 | tee "$work/app.txt" || fail "app: a wrong result or an error"
-grep -q "^N=1000000: before exact on NVIDIA H200 (sm_[0-9a]* cubin).*correct" "$work/app.txt" || fail "app: exact"
-grep -q "^N=3000000: before nearest-key on NVIDIA H200 (sm_[0-9a]* cubin).*correct" "$work/app.txt" || fail "app: nearest key"
-grep -q "^N=20000: before common-best on NVIDIA H200 (sm_[0-9a]* cubin).*correct" "$work/app.txt" || fail "app: common best"
+grep -q "^N=1000000: before exact on $gpu_name (sm_[0-9a]* cubin).*correct" "$work/app.txt" || fail "app: exact"
+grep -q "^N=3000000: before nearest-key on $gpu_name (sm_[0-9a]* cubin).*correct" "$work/app.txt" || fail "app: nearest key"
+grep -q "^N=20000: before common-best on $gpu_name (sm_[0-9a]* cubin).*correct" "$work/app.txt" || fail "app: common best"
 KTUNE_NO_CUBINS=1 "$app" 1000000 | tee "$work/app_ptx.txt" || fail "app with PTX only"
 grep -q "^N=1000000: before default (compute_[0-9a]* PTX, JIT).*correct" "$work/app_ptx.txt" || fail "app: DEFAULT through PTX JIT"
 echo "ok: baked winners, nearest key, common best and PTX JIT all launch and are correct"
@@ -62,7 +62,7 @@ grep -q "threads=16 keys=4: 0 wrong elements, 0 errors" "$work/app_threads.txt" 
 echo "ok: 16 threads launching 4 keys at once (first uses racing): all correct"
 cache=$work/online.tsv
 KTUNE_ONLINE=1 KTUNE_ONLINE_CACHE=$cache "$app" 3000000 | tee "$work/app_online1.txt" || fail "app online"
-grep -q "^N=3000000: before nearest-key on NVIDIA H200 (sm_[0-9a]* cubin), after online.*correct" "$work/app_online1.txt" ||
+grep -q "^N=3000000: before nearest-key on $gpu_name (sm_[0-9a]* cubin), after online.*correct" "$work/app_online1.txt" ||
   fail "online: the first launch did not tune"
 [[ $(wc -l <"$cache") == 1 ]] || fail "online: expected one cached choice"
 KTUNE_ONLINE=1 KTUNE_ONLINE_CACHE=$cache "$app" 3000000 | tee "$work/app_online2.txt" || fail "app online again"
@@ -99,7 +99,7 @@ echo "// changed" >>"$work/src/axpb.cu"
 cmake --build "$build" >"$work/build3.log" 2>&1 || { cat "$work/build3.log"; fail "third build"; }
 grep -q "ktune: tuning axpb" "$work/build3.log" || { cat "$work/build3.log"; fail "changed source not retuned"; }
 grep -q "ktune: baking axpb" "$work/build3.log" || { cat "$work/build3.log"; fail "changed source not baked again"; }
-"$app" 1000000 | grep -q "^N=1000000: before exact on NVIDIA H200 (sm_[0-9a]* cubin).*correct" || fail "app after retuning"
+"$app" 1000000 | grep -q "^N=1000000: before exact on $gpu_name (sm_[0-9a]* cubin).*correct" || fail "app after retuning"
 python3 -c "
 import json; s = json.load(open('$summary'))
 assert all(k['measured_now'] == 18 for k in s['keys']), s

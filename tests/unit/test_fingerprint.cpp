@@ -61,15 +61,21 @@ class KernelDir {
   // The manifest as a plan writes it: its DEFAULT's id and its configs from its space.
   void save() const {
     ktune::Manifest m = manifest;
-    std::vector<std::string> names;
-    std::vector<int64_t> values;
-    for (const auto& p : m.spec.parameters) names.push_back(p.name);
-    for (const auto& [name, value] : m.spec.default_config) values.push_back(value);
-    m.default_id = ktune::config_id(names, values);
+    m.default_id = default_id();
     m.enumerate_configs();
     ktune::write_file_if_changed(dir() / "manifest.json", m.to_json().dump(1));
   }
   fs::path dir() const { return tmp.path() / "build"; }
+  // The DEFAULT's id: the config whose depfile the hash reads.
+  std::string default_id() const {
+    std::vector<std::string> names;
+    std::vector<int64_t> values;
+    for (const auto& [name, value] : manifest.spec.default_config) {
+      names.push_back(name);
+      values.push_back(value);
+    }
+    return ktune::config_id(names, values);
+  }
   std::string manifest_path() const { return (dir() / "manifest.json").string(); }
   std::string hash() const { return ktune::kernel_hash(manifest_path()); }
   // nvcc -MD -MT <record>: the target first, then the source and its headers.
@@ -181,7 +187,7 @@ TEST(Fingerprint, DigestChangesWithEachFieldButNotL2) {
 
 TEST(KernelHash, StableAndChangesWithSource) {
   KernelDir k;
-  k.write_depfile("c0", {k.source, k.header});
+  k.write_depfile(k.default_id(), {k.source, k.header});
   const std::string h = k.hash();
   EXPECT_EQ(h.size(), 16u);
   EXPECT_EQ(k.hash(), h);
@@ -189,10 +195,9 @@ TEST(KernelHash, StableAndChangesWithSource) {
   EXPECT_NE(k.hash(), h);
 }
 
-TEST(KernelHash, ChangesWithAHeaderAnyDepfileLists) {
+TEST(KernelHash, ChangesWithAHeaderTheDefaultsDepfileLists) {
   KernelDir k;
-  k.write_depfile("c0", {k.source, k.header});
-  k.write_depfile("c1", {k.source, k.spaced});  // configs may include different headers
+  k.write_depfile(k.default_id(), {k.source, k.header, k.spaced});
   const std::string h = k.hash();
   write(k.header, "#define TINY 2\n");
   const std::string after_header = k.hash();
@@ -201,20 +206,33 @@ TEST(KernelHash, ChangesWithAHeaderAnyDepfileLists) {
   EXPECT_NE(k.hash(), after_header);
 }
 
+// The tuner compiles configs on demand while it measures and writes each result under the
+// hash it computed at its start; the bake computes it again afterwards. Other configs'
+// depfiles, a failed compile's stand-in listing every file of the source directory among
+// them, must not move it, or the bake would take the fresh DB for an older kernel's.
+TEST(KernelHash, OtherConfigsDepfilesDoNotMoveIt) {
+  KernelDir k;
+  k.write_depfile(k.default_id(), {k.source, k.header});
+  const std::string h = k.hash();
+  k.write_depfile("c1", {k.source, k.spaced});
+  k.write_depfile("failed", {k.source, k.header, k.spaced, k.tmp.path() / "src" / "harness.cpp"});
+  EXPECT_EQ(k.hash(), h);
+}
+
 TEST(KernelHash, IgnoresUnlistedFilesAndTheTarget) {
   KernelDir k;
-  k.write_depfile("c0", {k.source, k.header});
-  write(k.dir() / "records" / "c0.json", "{}");
+  k.write_depfile(k.default_id(), {k.source, k.header});
+  write(k.dir() / "records" / (k.default_id() + ".json"), "{}");
   const std::string h = k.hash();
   write(k.tmp.path() / "src" / "unrelated.cuh", "#define X 1\n");
-  write(k.dir() / "records" / "c0.json", "{\"status\": \"ok\"}");
+  write(k.dir() / "records" / (k.default_id() + ".json"), "{\"status\": \"ok\"}");
   write(k.dir() / "deps" / "notes.txt", "not a depfile: " + k.spaced.string() + "\n");
   EXPECT_EQ(k.hash(), h);
 }
 
 TEST(KernelHash, ChangesWithSettingsAndParameters) {
   KernelDir k;
-  k.write_depfile("c0", {k.source, k.header});
+  k.write_depfile(k.default_id(), {k.source, k.header});
   std::set<std::string> seen = {k.hash()};
   // Each edit must give a hash not seen before.
   auto fresh = [&](auto edit) {
@@ -240,8 +258,8 @@ TEST(KernelHash, ChangesWithSettingsAndParameters) {
 // A DB tuned in one checkout must match another: paths are no input, contents are.
 TEST(KernelHash, SameInAnotherCheckout) {
   KernelDir a, b;
-  a.write_depfile("c0", {a.source, a.header});
-  b.write_depfile("c0", {b.source, b.header});
+  a.write_depfile(a.default_id(), {a.source, a.header});
+  b.write_depfile(b.default_id(), {b.source, b.header});
   EXPECT_EQ(a.hash(), b.hash());
   write(b.header, "#define TINY 2\n");
   EXPECT_NE(a.hash(), b.hash());
@@ -254,7 +272,7 @@ TEST(KernelHash, ToolkitHeadersAreLeftOut) {
   write(toolkit_header, "// toolkit\n");
   k.manifest.compile.nvcc = (k.tmp.path() / "cuda" / "bin" / "nvcc").string();
   k.save();
-  k.write_depfile("c0", {k.source, k.header, toolkit_header});
+  k.write_depfile(k.default_id(), {k.source, k.header, toolkit_header});
   const std::string h = k.hash();
   write(toolkit_header, "// another toolkit build\n");
   EXPECT_EQ(k.hash(), h);
@@ -268,13 +286,13 @@ TEST(KernelHash, WithoutDepfilesHashesSourceAndSettings) {
   write(k.source, "// edited\n");
   const std::string edited = k.hash();
   EXPECT_NE(edited, before_build);
-  k.write_depfile("c0", {k.source, k.header});
+  k.write_depfile(k.default_id(), {k.source, k.header});
   EXPECT_NE(k.hash(), edited);
 }
 
 TEST(KernelHash, SkipsVanishedHeadersButNotAMissingSource) {
   KernelDir k;
-  k.write_depfile("c0", {k.source, k.header, k.tmp.path() / "gone.cuh"});
+  k.write_depfile(k.default_id(), {k.source, k.header, k.tmp.path() / "gone.cuh"});
   const std::string h = k.hash();
   EXPECT_EQ(k.hash(), h);
   fs::remove(k.source);
@@ -297,12 +315,13 @@ TEST(KernelHash, ThousandsOfDepfilesAreEqualToOne) {
     write(h, std::string(20000, char('a' + i % 26)));
     headers.push_back(h);
   }
-  k.write_depfile("c0", headers);
+  k.write_depfile(k.default_id(), headers);
   const std::string one = k.hash();
   for (int i = 1; i < 3000; ++i) k.write_depfile("c" + std::to_string(i), headers);
   auto start = std::chrono::steady_clock::now();
-  EXPECT_EQ(k.hash(), one);  // a union: the same headers listed again add nothing
+  EXPECT_EQ(k.hash(), one);  // the DEFAULT's depfile is the one read
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::printf("kernel_hash over 3000 depfiles of %zu headers: %.3f s\n", headers.size(), seconds);
+  std::printf("kernel_hash beside 3000 depfiles of %zu headers: %.3f s\n", headers.size(), seconds);
+  EXPECT_EQ(ktune::compiled_inputs(k.dir()).size(), headers.size());  // the build's inputs: a union
 }

@@ -40,9 +40,9 @@ struct Fingerprint {
   static Fingerprint from_json(const nlohmann::json& j);
 };
 
-// Hash of the kernel source and the headers its compile depfiles list (any config's
-// deps/<id>.d under `kernel_dir`), plus the compile flags and the parameter list from
-// the manifest. Throws Error naming the file that cannot be read.
+// Hash of the kernel source and the headers the DEFAULT config's depfile lists
+// (deps/<default id>.d beside the manifest), plus the compile flags and the parameter list
+// from the manifest. Throws Error naming the file that cannot be read.
 std::string kernel_hash(const std::string& manifest_path);
 // The same for the kernel compiled for `arch` (one of its listed architectures): what a GPU
 // of that architecture measured. kernel_hash(path) is the hash for compile.arch.

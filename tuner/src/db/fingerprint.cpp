@@ -168,9 +168,9 @@ std::set<std::string> compiled_inputs(const fs::path& kernel_dir) {
   return inputs;
 }
 
-// Before the first build there are no depfiles: the hash then covers the source and the
-// settings only, and changes once the cubins are built and list their headers. The tune
-// step runs after the cubins, so it always sees the full hash.
+// Before the first build there is no depfile: the hash then covers the source and the
+// settings only, and changes once the DEFAULT's cubin is built and lists its headers. The
+// tune and bake steps run after that cubin, so they always see the full hash.
 std::string kernel_hash(const std::string& manifest_path) { return kernel_hash(manifest_path, ""); }
 
 std::string kernel_hash(const std::string& manifest_path, const std::string& arch_or_empty) {
@@ -220,7 +220,11 @@ std::string kernel_hash(const std::string& manifest_path, const std::string& arc
   h.number(m.spec.constraints.size());
   for (const auto& c : m.spec.constraints) h.field(c);
 
-  const std::set<std::string> headers = compiled_inputs(dir);
+  // The headers of the DEFAULT's compile only: every build makes that cubin before it tunes
+  // or bakes, and the hash must not move while the tuner compiles other configs on demand (a
+  // failed compile's stand-in depfile lists every file of the source directory).
+  std::set<std::string> headers;
+  if (auto text = read_bytes(dir / ("deps/" + m.default_id + ".d"))) add_depfile_inputs(*text, headers);
   const fs::path toolkit = fs::path(m.compile.nvcc).parent_path().parent_path();
   auto is_system = [&](const fs::path& p) {
     const std::string s = p.lexically_normal().string();
