@@ -914,7 +914,8 @@ TEST_F(MultiGpuTest, DifferentModelsTuneIntoSeparateTables) {
 }
 
 // A GPU that crashes, hangs on, or cannot start every config is dropped; what it had in
-// flight is measured on the other GPU, and every config ends ok.
+// flight is measured on the other GPU, and every config ends ok (also one whose failure on
+// the bad GPU arrives after that GPU was dropped: a race the CI once lost).
 TEST_F(MultiGpuTest, FailingGpuIsDroppedAndTheOthersFinish) {
   for (const char* mode : {"crash", "hang", "nostart"}) {
     SCOPED_TRACE(mode);
@@ -924,9 +925,7 @@ TEST_F(MultiGpuTest, FailingGpuIsDroppedAndTheOthersFinish) {
     ::setenv("KTUNE_FAKE_GPUS", "Fake GPU,Fake GPU", 1);
     ::setenv("KTUNE_FAKE_BAD_GPU", (std::string("1:") + mode).c_str(), 1);
     TuneOptions o = options_for(kernel_dir());
-    // A hang costs seconds, not two minutes; 3 s, not 1, as the DEFAULT's first measurement
-    // on the good GPU (a worker started on a loaded 2-core CI machine) must fit in it too.
-    o.first_timeout_s = 3.0;
+    o.first_timeout_s = 1.0;  // a hang costs a second, not two minutes
     ASSERT_EQ(tune(o), 0);
     const json summary = read_json(o.summary_out);
     ASSERT_TRUE(summary["dropped_gpus"].contains("1")) << summary;

@@ -217,7 +217,11 @@ void GpuPool::run(std::size_t index, Job job) {
     error_ = harness_error;
   } else {
     const bool suspect = may_be_the_gpus_fault(r);
-    if (job.retry_of < 0 && suspect && live_locked() > 1) {
+    if (suspect && s.dropped) {
+      // This GPU was dropped while the config ran on it: its failure says nothing of the
+      // config. Back to the queue, as it was, for a GPU still in the run.
+      queue_.push_front(std::move(job));
+    } else if (job.retry_of < 0 && suspect && live_locked() > 1) {
       // Measured again elsewhere before anyone blames the config (or this GPU).
       job.first = r;
       job.retry_of = s.spec.index;
