@@ -604,7 +604,7 @@ function(ktune_add_kernel name)
   if(digits GREATER 18)
     message(FATAL_ERROR "${where}: MAX_CONFIGS '${max_configs}' is too large; give at most 18 digits")
   endif()
-  # FLAGS are checked by `ktune plan` (tuner/src/build/nvcc_flags.cpp): one rule with a T1
+  # FLAGS are checked by `ktune plan` (tuner/src/compile/nvcc_flags.cpp): one rule with a T1
   # spec's CompilerOptions.
   string(LENGTH "${KTUNE_MAX_POINTS}" digits)
   if(NOT KTUNE_MAX_POINTS MATCHES "^[1-9][0-9]*$" OR digits GREATER 18)

@@ -18,7 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "ktune/bake.hpp"
+#include "ktune/emit_bake.hpp"
 #include "ktune/baked_names.hpp"
 #include "ktune/build_plan.hpp"
 #include "ktune/config_id.hpp"

@@ -354,3 +354,31 @@ TEST(StrategyQuality, RandomRefineBeatsRandom) {
   std::cout << "mean best of 50: random " << random << ", random-refine " << refine << "\n";
   EXPECT_LT(refine, random);
 }
+
+// Two basins: a broad one around (1, 1, 1, 1) whose floor is a local optimum, and a narrow,
+// faster one around (5, 5, 5, 5) (within 3 steps of it). The broad basin draws the fastest
+// configs of a random start, so breeding and a model of the fast configs stay in it;
+// `hybrid` leaves the broad floor once its neighbourhood is spent and climbs on from the
+// other configs it measured, down the ranking. Measured over 20 seeds, 130 evaluations:
+// HITS (before this refinement, which climbed only around the best three: BEFORE).
+TEST(StrategyQuality, HybridClimbsOnPastASpentOptimum) {
+  static const SearchSpace space = grid(4, 6);
+  auto time = [&](std::size_t i) {
+    const auto r = space.row(i);
+    double to_broad = 0, to_narrow = 0;
+    for (uint32_t v : r) to_broad += std::abs(static_cast<double>(v) - 1), to_narrow += 5.0 - v;
+    return to_narrow <= 3 ? 1 + 0.2 * to_narrow : 2 + 0.1 * to_broad;
+  };
+  const uint32_t at[] = {5, 5, 5, 5};
+  const std::size_t optimum = *space.find(at);
+  for (std::size_t ahead : {1u, 8u}) {
+    int found = 0;
+    for (uint64_t seed = 1; seed <= 20; ++seed) {
+      auto s = make_strategy("hybrid", {space, 0, seed, 130});
+      const Idx all = run_ahead(*s, time, ahead);
+      found += std::find(all.begin(), all.end(), optimum) != all.end();
+    }
+    std::cout << "hybrid, " << ahead << " ahead, found the narrow optimum in " << found << "/20 seeds\n";
+    EXPECT_GE(found, 0);
+  }
+}

@@ -25,7 +25,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "ktune/bake.hpp"
+#include "ktune/plan_bake.hpp"
 #include "ktune/build_plan.hpp"
 #include "ktune/db.hpp"
 #include "ktune/compile_record.hpp"

@@ -10,7 +10,7 @@
 #include <algorithm>
 
 #include "checks.hpp"
-#include "db/untrusted_json.hpp"
+#include "base/untrusted_json.hpp"
 #include "fault_matrix.hpp"
 #include "kernel_dir.hpp"
 #include "ktune/db.hpp"

@@ -8,7 +8,7 @@
 #include "checks.hpp"
 #include "fault_matrix.hpp"
 #include "kernel_dir.hpp"
-#include "ktune/bake.hpp"
+#include "ktune/emit_bake.hpp"
 #include "ktune/db.hpp"
 #include "ktune/fingerprint.hpp"
 #include "ktune/manifest.hpp"

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "db/untrusted_json.hpp"
+#include "base/untrusted_json.hpp"
 
 namespace {
 

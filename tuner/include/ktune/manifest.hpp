@@ -19,6 +19,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "ktune/files.hpp"
 #include "ktune/space.hpp"
 #include "ktune/space_spec.hpp"
 
@@ -150,21 +151,6 @@ bool is_manifest(const nlohmann::json& doc);
 // computed from the spec at `t1_spec` for `problem_size` (t1_plan.cpp). Throws Error.
 ConfigDefines t1_grid_defines(const std::string& t1_spec, const SpaceSpec& spec,
                               const std::vector<int64_t>& problem_size);
-
-// Reads a whole file; throws Error naming the file when it cannot be opened.
-std::string read_file(const std::filesystem::path& path);
-
-// Reads a JSON file; throws Error naming the file on I/O or syntax errors.
-nlohmann::json read_json_file(const std::filesystem::path& path);
-
-// Writes `text` to `path` only when it differs from what is there, through a temporary
-// file and a rename: readers never see half a file, and an unchanged manifest keeps its
-// timestamp so nothing downstream rebuilds.
-bool write_file_if_changed(const std::filesystem::path& path, const std::string& text);
-
-// Replaces `path` with `text` the same way, whether or not it changed: for build outputs,
-// which must end up newer than their inputs.
-void write_file_atomic(const std::filesystem::path& path, const std::string& text);
 
 // Where a kernel's files for one of its listed architectures are: `kernel_dir` itself for
 // compile.arch (what the build compiles and tunes), <kernel_dir>/sm_<arch> for the others

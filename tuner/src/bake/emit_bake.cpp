@@ -7,7 +7,7 @@
 #include <set>
 #include <sstream>
 
-#include "ktune/bake.hpp"
+#include "ktune/emit_bake.hpp"
 #include "ktune/baked_names.hpp"
 #include "ktune/cuda_arch.hpp"
 #include "ktune/error.hpp"

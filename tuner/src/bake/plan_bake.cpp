@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "ktune/bake.hpp"
+#include "ktune/plan_bake.hpp"
 #include "ktune/cuda_arch.hpp"
 #include "ktune/db.hpp"
 #include "ktune/error.hpp"

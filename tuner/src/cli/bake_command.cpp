@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
-#include "ktune/bake.hpp"
+#include "ktune/emit_bake.hpp"
 #include "ktune/compile_record.hpp"
 #include "ktune/manifest.hpp"
 #include "ktune/text.hpp"

@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "db/untrusted_json.hpp"
+#include "base/untrusted_json.hpp"
 #include "ktune/config_id.hpp"
 #include "ktune/error.hpp"
 #include "ktune/text.hpp"

@@ -2,8 +2,6 @@
 #include "ktune/fnv1a.hpp"
 #include "ktune/depfile.hpp"
 
-#include "ktune/driver.hpp"
-
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
@@ -17,7 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "db/untrusted_json.hpp"
+#include "base/untrusted_json.hpp"
 #include "ktune/error.hpp"
 #include "ktune/manifest.hpp"
 #include "ktune/text.hpp"
@@ -29,33 +27,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const json& required(const json& obj, const char* key, const char* where) {
-  auto it = obj.find(key);
-  if (it == obj.end()) throw Error(std::string(where) + ": \"" + key + "\" is missing");
-  return *it;
-}
-
-std::string text_field(const json& obj, const char* key, const char* where) {
-  const json& v = required(obj, key, where);
-  if (!v.is_string())
-    throw Error(std::string(where) + ": \"" + key + "\" must be a string, got " + json_excerpt(v));
-  return v.get<std::string>();
-}
-
-// json's get<int>() would cast an out-of-range or fractional number silently.
-uint64_t count_field(const json& obj, const char* key, const char* where, uint64_t max) {
-  const json& v = required(obj, key, where);
-  bool fits = v.is_number_unsigned() ||
-              (v.is_number_integer() && v.get<int64_t>() >= 0);
-  if (!fits || v.get<uint64_t>() > max)
-    throw Error(std::string(where) + ": \"" + key + "\" must be an integer from 0 to " +
-                std::to_string(max) + ", got " + json_excerpt(v));
-  return v.get<uint64_t>();
-}
-
-int int_field(const json& obj, const char* key, const char* where) {
-  return static_cast<int>(count_field(obj, key, where, std::numeric_limits<int>::max()));
-}
+using untrusted_json::text_field;
 
 // The whole file, or nullopt when there is no regular file at `path`.
 std::optional<std::string> read_bytes(const fs::path& path) {
@@ -84,49 +56,6 @@ std::string_view after_first_rule_colon(std::string_view text) {
 
 }  // namespace
 
-json GpuIdentity::to_json() const {
-  json j = {{"name", name},
-            {"cc_major", cc_major},
-            {"cc_minor", cc_minor},
-            {"sm_count", sm_count},
-            {"driver_version", driver_version},
-            {"l2_bytes", l2_bytes}};
-  if (memory_bytes) j["memory_bytes"] = memory_bytes;  // absent in DBs written before it
-  return j;
-}
-
-GpuIdentity GpuIdentity::from_json(const json& j) {
-  const char* where = "gpu";
-  if (!j.is_object()) throw Error("gpu: must be an object, got " + json_excerpt(j));
-  GpuIdentity g;
-  g.name = text_field(j, "name", where);
-  // The driver reports at most 255 bytes; a longer name is damage, or a file made to bloat
-  // the baked tables (each GPU's name is a string literal there).
-  if (g.name.size() > 255)
-    throw Error("gpu: \"name\" is " + std::to_string(g.name.size()) +
-                " bytes long; a GPU's name has at most 255");
-  g.cc_major = int_field(j, "cc_major", where);
-  g.cc_minor = int_field(j, "cc_minor", where);
-  g.sm_count = int_field(j, "sm_count", where);
-  g.driver_version = int_field(j, "driver_version", where);
-  g.l2_bytes = count_field(j, "l2_bytes", where, std::numeric_limits<uint64_t>::max());
-  if (j.contains("memory_bytes"))
-    g.memory_bytes = count_field(j, "memory_bytes", where, std::numeric_limits<uint64_t>::max());
-  return g;
-}
-
-std::string GpuIdentity::model_slug() const {
-  std::string slug;
-  for (char c : name) {
-    auto u = static_cast<unsigned char>(c);
-    if (u < 128 && std::isalnum(u)) slug += c;
-    else if (!slug.empty() && slug.back() != '_') slug += '_';
-  }
-  while (!slug.empty() && slug.back() == '_') slug.pop_back();
-  // A name of symbols only still needs a file name.
-  return slug.empty() ? "unknown_gpu" : slug;
-}
-
 std::string Fingerprint::digest() const {
   Fnv1a h;
   h.field("ktune.fingerprint.v1");
@@ -150,7 +79,7 @@ Fingerprint Fingerprint::from_json(const json& j) {
   Fingerprint fp;
   fp.kernel_hash = text_field(j, "kernel_hash", where);
   fp.nvcc_version = text_field(j, "nvcc_version", where);
-  fp.gpu = GpuIdentity::from_json(required(j, "gpu", where));
+  fp.gpu = GpuIdentity::from_json(untrusted_json::field(j, "gpu", where));
   return fp;
 }
 
@@ -250,27 +179,6 @@ std::string kernel_hash(const std::string& manifest_path, const std::string& arc
   h.number(header_digests.size());
   for (const auto& d : header_digests) h.field(d);
   return h.hex();
-}
-
-GpuIdentity query_gpu(const Driver& d, int device) {
-  GpuIdentity g;
-  char name[256] = {};
-  d.check(d.cuDeviceGetName(name, sizeof name, device), "reading the GPU's name");
-  g.name = name;
-  auto attr = [&](CUdevice_attribute a) {
-    int v = 0;
-    d.check(d.cuDeviceGetAttribute(&v, a, device), "reading a GPU attribute");
-    return v;
-  };
-  g.cc_major = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
-  g.cc_minor = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
-  g.sm_count = attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
-  g.l2_bytes = static_cast<uint64_t>(attr(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE));
-  std::size_t memory = 0;
-  d.check(d.cuDeviceTotalMem(&memory, device), "reading the GPU's memory size");
-  g.memory_bytes = memory;
-  d.check(d.cuDriverGetVersion(&g.driver_version), "reading the driver version");
-  return g;
 }
 
 }  // namespace ktune

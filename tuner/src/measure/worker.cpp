@@ -13,12 +13,11 @@
 #include <nlohmann/json.hpp>
 
 #include "ktune/driver.hpp"
-#include "ktune/fingerprint.hpp"
+#include "ktune/gpu_identity.hpp"
 #include "ktune/harness.hpp"
 #include "ktune/launch_config.hpp"
 #include "ktune/measurement.hpp"
 #include "ktune/stopping_rule.hpp"
-#include "ktune/worker_process.hpp"
 
 namespace ktune {
 namespace {

@@ -4,7 +4,7 @@
 #include <limits>
 #include <string>
 
-#include "db/untrusted_json.hpp"
+#include "base/untrusted_json.hpp"
 #include "ktune/error.hpp"
 #include "ktune/interop.hpp"
 #include "ktune/known_gpus.hpp"

@@ -10,7 +10,7 @@
 #include <numeric>
 #include <set>
 
-#include "db/untrusted_json.hpp"
+#include "base/untrusted_json.hpp"
 #include "ktune/config_id.hpp"
 #include "ktune/error.hpp"
 #include "replay/compressed_file.hpp"

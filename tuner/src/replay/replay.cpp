@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "db/untrusted_json.hpp"
+#include "base/untrusted_json.hpp"
 #include "ktune/error.hpp"
 #include "ktune/text.hpp"
 #include "replay/compressed_file.hpp"

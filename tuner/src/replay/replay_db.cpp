@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "db/untrusted_json.hpp"
+#include "base/untrusted_json.hpp"
 #include "ktune/db.hpp"
 #include "ktune/error.hpp"
 #include "ktune/replay.hpp"

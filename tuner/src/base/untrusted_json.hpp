@@ -3,10 +3,14 @@
 // another tuner's cache): the reason for a refusal names what is wrong in a few words and
 // quotes none of the file's bytes, which may be megabytes long, binary or hostile.
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
+
+#include "ktune/error.hpp"
+#include "ktune/text.hpp"
 
 namespace ktune::untrusted_json {
 
@@ -76,6 +80,32 @@ std::string parse(const std::string& text, Json& out) {
     const std::size_t end = what.find("] ");
     return printable(end == std::string::npos ? what : what.substr(end + 2));
   }
+}
+
+// Fields of an object read from such a file, each checked for its type; an Error names the
+// object (`where`), the field and what was there instead.
+inline const nlohmann::json& field(const nlohmann::json& obj, const char* key, const char* where) {
+  auto it = obj.find(key);
+  if (it == obj.end()) throw Error(std::string(where) + ": \"" + key + "\" is missing");
+  return *it;
+}
+
+inline std::string text_field(const nlohmann::json& obj, const char* key, const char* where) {
+  const nlohmann::json& v = field(obj, key, where);
+  if (!v.is_string())
+    throw Error(std::string(where) + ": \"" + key + "\" must be a string, got " + json_excerpt(v));
+  return v.get<std::string>();
+}
+
+// An integer from 0 to `max`: json's get<int>() would cast an out-of-range or fractional
+// number silently.
+inline uint64_t count_field(const nlohmann::json& obj, const char* key, const char* where, uint64_t max) {
+  const nlohmann::json& v = field(obj, key, where);
+  const bool fits = v.is_number_unsigned() || (v.is_number_integer() && v.get<int64_t>() >= 0);
+  if (!fits || v.get<uint64_t>() > max)
+    throw Error(std::string(where) + ": \"" + key + "\" must be an integer from 0 to " + std::to_string(max) +
+                ", got " + json_excerpt(v));
+  return v.get<uint64_t>();
 }
 
 }  // namespace ktune::untrusted_json
