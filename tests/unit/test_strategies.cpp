@@ -357,11 +357,11 @@ TEST(StrategyQuality, RandomRefineBeatsRandom) {
 
 // Two basins: a broad one around (1, 1, 1, 1) whose floor is a local optimum, and a narrow,
 // faster one around (5, 5, 5, 5) (within 3 steps of it). The broad basin draws the fastest
-// configs of a random start, so breeding and a model of the fast configs stay in it;
-// `hybrid` leaves the broad floor once its neighbourhood is spent and climbs on from the
-// other configs it measured, down the ranking. Measured over 20 seeds, 130 evaluations:
-// HITS (before this refinement, which climbed only around the best three: BEFORE).
-TEST(StrategyQuality, HybridClimbsOnPastASpentOptimum) {
+// configs of a random start, so breeding and a model of the fast configs stay in it; `hybrid`
+// must still find the narrow optimum in a fair share of seeds, one at a time and with
+// proposals running ahead. 130 of the 1296 configs, 20 seeds: random search finds it in
+// about 2 (10 % a seed); the bar, 4, is a floor against a search that stops exploring.
+TEST(StrategyQuality, HybridLeavesABroadBasinsFloor) {
   static const SearchSpace space = grid(4, 6);
   auto time = [&](std::size_t i) {
     const auto r = space.row(i);
@@ -379,6 +379,6 @@ TEST(StrategyQuality, HybridClimbsOnPastASpentOptimum) {
       found += std::find(all.begin(), all.end(), optimum) != all.end();
     }
     std::cout << "hybrid, " << ahead << " ahead, found the narrow optimum in " << found << "/20 seeds\n";
-    EXPECT_GE(found, 0);
+    EXPECT_GE(found, 4) << ahead << " ahead";
   }
 }
