@@ -4,19 +4,15 @@
 // DEFAULT only; with --json, the files written and bake.json's content.
 #include <filesystem>
 #include <iostream>
-#include <algorithm>
-#include <map>
 #include <memory>
-#include <set>
 
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "ktune/bake_winners.hpp"
 #include "ktune/emit_bake.hpp"
-#include "ktune/compile_record.hpp"
 #include "ktune/manifest.hpp"
 #include "ktune/text.hpp"
-#include "ktune/compile_pool.hpp"
 
 namespace ktune::cli {
 namespace {
@@ -35,105 +31,12 @@ struct BakeOptions {
 // would forge or hide lines of the build's output.
 std::string one_line(const std::string& text) { return terminal_text(text, 400); }
 
-// The configs of the space whose compile record says "ok": found through the records
-// directory, so that a space of millions costs what was compiled, not what could be.
-std::set<std::string> compiled_configs(const Manifest& m, const std::filesystem::path& kernel_dir) {
-  std::set<std::string> ok;
-  std::error_code ec;
-  for (std::filesystem::directory_iterator it(kernel_dir / "records", ec), end; !ec && it != end; it.increment(ec)) {
-    if (it->path().extension() != ".json") continue;
-    const std::string id = it->path().stem().string();
-    if (!m.configs.find_id(id)) continue;
-    if (CompileRecord::read(it->path()).status == "ok") ok.insert(id);
-  }
-  return ok;
-}
-
-// The configs a table launches: each key's best and the common best.
-std::set<std::string> winners(const BakeTable& table) {
-  std::set<std::string> ids;
-  for (const auto& e : table.entries) ids.insert(e.config_id);
-  if (!table.common_best.empty()) ids.insert(table.common_best);
-  return ids;
-}
-
-// One listed architecture: the manifest compiling for it, where its files are, and which
-// configs' cubins for it are ok or failed.
-struct ArchState {
-  Manifest manifest;
-  std::filesystem::path dir;
-  std::set<std::string> compiled, failed, asked;
-  std::unique_ptr<CompilePool> pool;
-};
-
 void run(const BakeOptions& o) {
   namespace fs = std::filesystem;
   const Manifest m = Manifest::from_json(read_json_file(o.manifest), o.manifest);
   const fs::path kernel_dir = fs::path(o.manifest).parent_path();
-  const std::vector<std::string> arch_names = m.compile.listed_archs();
-  std::map<std::string, ArchState> archs;
-  for (const auto& a : arch_names) {
-    ArchState& st = archs[a];
-    st.manifest = for_arch(m, a);
-    st.dir = arch_kernel_dir(m, kernel_dir, a);
-    st.compiled = compiled_configs(st.manifest, st.dir);
-  }
-  ArchState& primary = archs.at(m.compile.arch);
-  if (!primary.compiled.count(m.default_id))
-    throw Error("ktune bake: " + m.kernel + ": the DEFAULT config " + m.default_id +
-                " did not compile (see " + (kernel_dir / "logs").string() +
-                "); every build needs it as the fallback");
-  auto pool_of = [&](ArchState& st) -> CompilePool& {
-    if (!st.pool) st.pool = std::make_unique<CompilePool>(st.manifest, st.dir, o.jobs);
-    return *st.pool;
-  };
-  // Each architecture besides the one the build compiled needs the DEFAULT: the fallback of
-  // every GPU of that architecture.
-  for (auto& [a, st] : archs) {
-    if (&st == &primary) continue;
-    st.asked.insert(m.default_id);
-    const ManifestConfig d = m.configs[*m.configs.find_id(m.default_id)];
-    pool_of(st).compile_all({d});
-    if (!CompileRecord::says_ok(st.dir / d.record()))
-      throw Error("ktune bake: " + m.kernel + ": the DEFAULT config " + m.default_id + " did not compile for sm_" +
-                  a + " (see " + (st.dir / d.log()).string() + "); a kernel that needs a newer architecture "
-                  "names it with ARCH in ktune_add_kernel(), or leave " + a + " out of CMAKE_CUDA_ARCHITECTURES");
-    st.compiled.insert(m.default_id);
-  }
-  std::vector<fs::path> dirs(o.db_dirs.begin(), o.db_dirs.end());
-  std::map<std::string, BakeArch> views;
-  for (auto& [a, st] : archs) {
-    views[a].kernel_hash = kernel_hash(o.manifest, a);
-    // What the build compiled whole is taken as it is; else the winners a DB names may not
-    // be built yet (or built from older sources): plan as if every config were compiled,
-    // compile the winners (the pool skips what is current), and plan again. A winner that
-    // fails to compile drops out and the next best takes its place.
-    const bool as_built = &st == &primary && !m.on_demand;
-    views[a].compiled = [&st, &m, as_built](const std::string& id) {
-      return as_built ? st.compiled.count(id) > 0 : !st.failed.count(id) && m.configs.find_id(id).has_value();
-    };
-  }
-  for (;;) {
-    std::map<std::string, std::vector<ManifestConfig>> wanted;
-    for (const auto& table : plan_bake_archs(m, views, dirs).tables) {
-      ArchState& st = archs.at(table.arch);
-      if (&st == &primary && !m.on_demand) continue;
-      for (const auto& id : winners(table))
-        if (st.asked.insert(id).second) wanted[table.arch].push_back(m.configs[*m.configs.find_id(id)]);
-    }
-    if (wanted.empty()) break;
-    for (auto& [a, configs] : wanted) {
-      ArchState& st = archs.at(a);
-      pool_of(st).compile_all(configs);
-      for (const auto& c : configs)
-        (CompileRecord::says_ok(st.dir / c.record()) ? st.compiled : st.failed).insert(c.id);
-    }
-  }
-  for (auto& [a, view] : views) {
-    ArchState& st = archs.at(a);
-    view.compiled = [&st](const std::string& id) { return st.compiled.count(id) > 0; };
-  }
-  const BakePlan plan = plan_bake_archs(m, views, dirs);
+  const BakePlan plan =
+      plan_bake_compiling_winners(m, o.manifest, std::vector<fs::path>(o.db_dirs.begin(), o.db_dirs.end()), o.jobs);
   const std::string ptx = o.ptx.empty() ? std::string() : read_file(o.ptx);
   BakeSources sources = emit_bake(plan, m, kernel_dir / "cubins", ptx);
 
