@@ -2,9 +2,9 @@
 # $libs and $work set by the caller): fail, the GPU check and the project's configure.
 fail() { echo "FAIL: $*"; exit 1; }
 
-# Exit 77 (CTest: skipped, with the reason) when no GPU is visible. Else sets gpu_name (as
+# Exit 77 (CTest: skipped, with the reason) when no GPU is visible. Else sets gpu_name, as
 # the driver names the GPU, escaped for grep's basic regular expressions: the tests run on
-# whichever card is there) and gpu_slug (its DB's file name without .json).
+# whichever card is there.
 require_gpu() {
   local gpu
   gpu=$("$tool" gpu --json)
@@ -12,12 +12,10 @@ require_gpu() {
     echo "SKIPPED: no GPU: $(sed -n 's/.*"why": "\(.*\)".*/\1/p' <<<"$gpu")"
     exit 77
   fi
-  read -r gpu_slug gpu_name < <(python3 -c '
+  gpu_name=$(python3 -c '
 import json, re, sys
-name = json.load(sys.stdin)["gpu"]["name"]
-slug = re.sub("_+", "_", re.sub("[^A-Za-z0-9]", "_", name)).strip("_") or "unknown_gpu"
-print(slug, re.sub(r"([][.*^$\\])", r"\\\1", name))' <<<"$gpu")
-  echo "GPU: $gpu_name ($gpu_slug)"
+print(re.sub(r"([][.*^$\\])", r"\\\1", json.load(sys.stdin)["gpu"]["name"]))' <<<"$gpu")
+  echo "GPU: $gpu_name"
 }
 
 # configure_project <source dir> <build dir> [cmake arguments...]: tuning on, ktune from this

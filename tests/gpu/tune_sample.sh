@@ -47,7 +47,10 @@ print("ok: DB holds every sample; best has BUG=0; wrong result's max error recor
 PY
 
 # The bake: the app launches the baked winners, and each fallback rule gives correct output.
-grep -q "ktune: axpb: baked $gpu_name (2 keys, from .*ktune-db/axpb/$gpu_slug.json)" "$work/build1.log" ||
+# The DB just tuned: the one the tuner's summary names, in the build's DB directory.
+db=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["db"])' "$summary")
+[[ $db == */ktune-db/axpb/*.json ]] || fail "the tuner wrote its DB outside ktune-db/axpb: $db"
+grep "ktune: axpb: baked $gpu_name (2 keys, from " "$work/build1.log" | grep -qF "from $db)" ||
   { cat "$work/build1.log"; fail "the bake did not use the DB just tuned"; }
 app=$build/axpb_app
 "$app" 1000000 3000000 20000 | tee "$work/app.txt" || fail "app: a wrong result or an error"

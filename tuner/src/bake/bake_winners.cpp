@@ -36,11 +36,12 @@ std::set<std::string> winners(const BakeTable& table) {
   return ids;
 }
 
-// One listed architecture: the manifest compiling for it, where its files are, and which
-// configs' cubins for it are ok, failed or already asked for.
+// One listed architecture: the manifest compiling for it, where its files are, the kernel
+// hash its DBs carry, and which configs' cubins for it are ok, failed or already asked for.
 struct ArchState {
   Manifest manifest;
   fs::path dir;
+  std::string kernel_hash;
   std::set<std::string> compiled, failed, asked;
   std::unique_ptr<CompilePool> pool;
 
@@ -54,7 +55,7 @@ struct ArchState {
 class WinnerBake {
  public:
   WinnerBake(const Manifest& m, const std::string& manifest_path, unsigned jobs)
-      : m_(m), manifest_path_(manifest_path), jobs_(jobs) {
+      : m_(m), jobs_(jobs) {
     const fs::path kernel_dir = fs::path(manifest_path).parent_path();
     for (const auto& a : m.compile.listed_archs()) {
       ArchState& st = archs_[a];
@@ -65,6 +66,7 @@ class WinnerBake {
     if (!primary().compiled.count(m.default_id))
       throw Error("ktune bake: " + m.kernel + ": the DEFAULT config " + m.default_id + " did not compile (see " +
                   (kernel_dir / "logs").string() + "); every build needs it as the fallback");
+    for (auto& [a, st] : archs_) st.kernel_hash = kernel_hash(manifest_path, a);
   }
 
   // Each architecture besides the one the build compiled needs the DEFAULT: the fallback of
@@ -119,12 +121,11 @@ class WinnerBake {
   template <class MakeTest>
   std::map<std::string, BakeArch> arch_views(MakeTest make_test) const {
     std::map<std::string, BakeArch> views;
-    for (const auto& [a, st] : archs_) views[a] = {kernel_hash(manifest_path_, a), make_test(st)};
+    for (const auto& [a, st] : archs_) views[a] = {st.kernel_hash, make_test(st)};
     return views;
   }
 
   const Manifest& m_;
-  std::string manifest_path_;
   unsigned jobs_;
   std::map<std::string, ArchState> archs_;
 };

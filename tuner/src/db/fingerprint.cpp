@@ -3,10 +3,8 @@
 #include "ktune/depfile.hpp"
 
 #include <cctype>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <limits>
 #include <optional>
 #include <set>
 #include <string_view>
@@ -153,7 +151,7 @@ std::string kernel_hash(const std::string& manifest_path, const std::string& arc
   // or bakes, and the hash must not move while the tuner compiles other configs on demand (a
   // failed compile's stand-in depfile lists every file of the source directory).
   std::set<std::string> headers;
-  if (auto text = read_bytes(dir / ("deps/" + m.default_id + ".d"))) add_depfile_inputs(*text, headers);
+  if (auto text = read_bytes(dir / ManifestConfig{m.default_id}.depfile())) add_depfile_inputs(*text, headers);
   const fs::path toolkit = fs::path(m.compile.nvcc).parent_path().parent_path();
   auto is_system = [&](const fs::path& p) {
     const std::string s = p.lexically_normal().string();
