@@ -4,9 +4,9 @@
 # built against it with find_package(ktune CONFIG REQUIRED) alone; then the same project
 # with ktune added as a subdirectory. No GPU needed: KTUNE_TUNE=OFF compiles the cubins,
 # builds the tuner program and bakes the DEFAULT; the application says it has no GPU.
-# usage: install.sh <ktune source> <ktune build dir> <ktune tool> <work dir>
+# usage: install.sh <ktune source> <ktune build dir> <ktune tool> <work dir> <dir of cuda.h>
 set -euo pipefail
-root=$1 build=$2 tool=$3 work=$4
+root=$1 build=$2 tool=$3 work=$4 cuda_include=$5
 fail() { echo "FAIL: $*"; exit 1; }
 rm -rf "$work" && mkdir -p "$work"
 
@@ -25,7 +25,8 @@ done
 public="baked.hpp choose.hpp config.hpp cuda_arch.hpp dispatcher.hpp error.hpp half.hpp harness.hpp launch.hpp"
 installed=$(cd "$prefix/include/ktune" && ls | tr '\n' ' ' | sed 's/ $//')
 [[ $installed == "$public" ]] || fail "installed headers: '$installed', expected the public ones: '$public'"
-cuda_include=$(dirname "$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)")/../include
+# cuda.h from where the build found it (KTUNE_CUDA_INCLUDE), not from where nvcc is on PATH:
+# a wrapper such as /usr/local/bin/nvcc has no include directory beside it.
 for h in $public; do
   echo "#include <ktune/$h>" | c++ -std=c++20 -fsyntax-only -x c++ -I"$prefix/include" -I"$cuda_include" - ||
     fail "the installed ktune/$h does not compile alone"
