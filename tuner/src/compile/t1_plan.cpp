@@ -14,6 +14,8 @@
 
 #include "ktune/build_plan.hpp"
 #include "ktune/config_id.hpp"
+#include "ktune/files.hpp"
+#include "ktune/fnv1a.hpp"
 #include "ktune/nvcc_flags.hpp"
 #include "ktune/t1_spec.hpp"
 #include "ktune/text.hpp"
@@ -59,25 +61,12 @@ std::string find_kernel_file(const T1PlanRequest& r, const T1Kernel& k) {
               "); fix the path or pass --source KERNEL.cu");
 }
 
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path.string() + ": cannot open for reading");
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// FNV-1a: the spec's digest in the wrapper, so that a changed KernelSpecification (its
-// arguments, grid divisors, options) is a new kernel version in the DB's fingerprint.
+// The spec's digest in the wrapper, so that a changed KernelSpecification (its arguments,
+// grid divisors, options) is a new kernel version in the DB's fingerprint.
 std::string digest(const std::string& text) {
-  uint64_t h = 1469598103934665603ULL;
-  for (unsigned char c : text) {
-    h ^= c;
-    h *= 1099511628211ULL;
-  }
-  char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
-  return hex;
+  Fnv1a h;
+  h.bytes(text.data(), text.size());
+  return h.hex();
 }
 
 // C++ source without its comments (string literals kept as they are), for the extern "C" test.
@@ -111,7 +100,7 @@ std::string wrapper_source(const T1PlanRequest& r, const T1Plan& p, const json& 
   spec_part.erase("ProblemSize");  // the problem size is the key, not the kernel's version
   json settings = {{"kernel", spec_part}, {"atol", r.atol ? json(*r.atol) : json(nullptr)},
                    {"rtol", r.rtol ? json(*r.rtol) : json(nullptr)}};
-  const std::string kernel_text = read_text(p.source);
+  const std::string kernel_text = read_file(p.source);
   std::string out = "// Written by `ktune tune --t1` from " + r.spec.filename().string() +
                     ": the kernel as Kernel Tuner compiles it.\n"
                     "// spec digest " + digest(settings.dump()) + "\n";
@@ -289,7 +278,7 @@ T1Plan plan_t1(const T1PlanRequest& r) {
   }
 
   const T1Geometry geometry(p.kernel, names, origin);
-  const std::string kernel_text = read_text(p.source);
+  const std::string kernel_text = read_file(p.source);
   p.grid_macros = without_comments(kernel_text).find("grid_size_") != std::string::npos;
   if (p.grid_macros && p.problem_sizes.size() > 1)
     throw Error(p.source + " names grid_size_x/y/z, which Kernel Tuner defines from the problem size, so each "
