@@ -753,7 +753,8 @@ TEST_F(TunerTest, OnDemandCompilesOnlyWhatIsProposedWhileMeasuring) {
   // nvcc's arguments end with: -MD -MF DEPFILE -MT RECORD -o CUBIN SOURCE.
   std::ofstream(fake_nvcc) << "#!/bin/sh\n"
                            << "while [ $# -gt 1 ]; do case \"$1\" in -MF) dep=$2;; -o) out=$2;; esac; shift; done\n"
-                           << "[ -n \"$out\" ] || exit 0\n"  // `nvcc --version`, for the fingerprint
+                           // `nvcc --version`, for the fingerprint: its stdout is read, its stderr is not
+                           << "[ -n \"$out\" ] || { echo 'Cuda compilation tools, release 13.0, V13.0.88'; echo noise >&2; exit 0; }\n"
                            << "sleep 0.05\n"
                            << "echo \"compile $(basename \"$out\" .cubin)\" >>'" << events.string() << "'\n"
                            << "echo cubin >\"$out\"; echo \"x: $1\" >\"$dep\"\n";
@@ -802,6 +803,8 @@ TEST_F(TunerTest, OnDemandCompilesOnlyWhatIsProposedWhileMeasuring) {
   const json summary = read_json(o.summary_out);
   EXPECT_EQ(summary["build"], "on-demand");
   const json db = read_json(summary["db"].get<std::string>());
+  EXPECT_EQ(db["fingerprints"][summary["fingerprint"].get<std::string>()]["fingerprint"].value("nvcc_version", ""), "13.0.88")
+      << "the fingerprint names the version the compiler printed";
   for (const auto& key : summary["keys"]) {
     EXPECT_EQ(key["measured_now"], 12);
     EXPECT_EQ(key["counts"], json({{"ok", 12}}));

@@ -5,8 +5,6 @@
 // measures each cubin on the GPU as soon as it exists, with the generic harness, every
 // config checked against the reference outputs; the DB and a T4 file per problem size are
 // written under --out.
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -34,10 +32,9 @@
 #include "ktune/interop.hpp"
 #include "ktune/compile_pool.hpp"
 #include "ktune/config_id.hpp"
+#include "ktune/process.hpp"
 #include "ktune/strategy.hpp"
 #include "ktune/t1_plan.hpp"
-
-extern char** environ;
 
 namespace ktune::cli {
 namespace {
@@ -118,22 +115,12 @@ std::string default_out(const std::string& spec) {
 // The tuner program, its stdout on ours (with --json on our stderr, so that stdout holds
 // only the JSON). Returns its exit code.
 int run_tuner(const std::vector<std::string>& args, bool json_mode) {
-  std::vector<char*> argv;
-  std::vector<std::string> copy = args;
-  for (auto& a : copy) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  if (json_mode) posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO);
+  ProcessOptions io;
+  io.stdout_to_stderr = json_mode;
   std::cout.flush();
-  pid_t pid = 0;
-  const int err = ::posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (err != 0) throw Error("cannot run " + args[0] + ": " + std::strerror(err));
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) throw Error("waiting for " + args[0] + " failed: " + std::strerror(errno));
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  const ProcessResult r = run_process(args, io);
+  if (!r.started()) throw Error("cannot run " + args[0] + ": " + std::strerror(r.start_error));
+  return r.status();
 }
 
 }  // namespace tune_cli

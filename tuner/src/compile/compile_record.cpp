@@ -9,20 +9,13 @@
 #include <fstream>
 #include <iostream>
 
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <nlohmann/json.hpp>
 
 #include "ktune/error.hpp"
 #include "ktune/fnv1a.hpp"
 #include "ktune/manifest.hpp"
+#include "ktune/process.hpp"
 #include "ktune/text.hpp"
-
-extern char** environ;
 
 namespace ktune {
 
@@ -151,8 +144,6 @@ std::string command_digest(const std::vector<std::string>& command) {
 
 namespace {
 
-double seconds(const timeval& t) { return t.tv_sec + t.tv_usec * 1e-6; }
-
 
 bool is_source_like(const std::filesystem::path& p) {
   static const std::vector<std::string> extensions = {".h", ".hh", ".hpp", ".hxx", ".cuh",
@@ -227,37 +218,25 @@ CompileOutcome run_compile_job(const CompileJob& job) {
     header << "\n";
   }
 
-  std::vector<char*> argv;
-  for (const auto& a : job.command) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-
-  // posix_spawn, not fork: the tuner compiles on several threads while it measures.
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, job.log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+  ProcessOptions io;
+  io.stdin_file = "/dev/null";
+  io.stdout_file = job.log;
+  io.stderr_to_stdout = true;
   const auto start = std::chrono::steady_clock::now();
-  pid_t pid = 0;
-  const int err = ::posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
+  const ProcessResult run = run_process(job.command, io);
+  const int err = run.start_error;
   if (err != 0) {
     // Recorded like a compiler error: the log says why, and the build goes on.
     std::ofstream(job.log, std::ios::app) << "ktune: cannot run " << job.command.front() << ": "
                                               << std::strerror(err) << "\n";
   }
-  int status = 0;
-  rusage usage{};
-  if (err == 0)
-    while (::wait4(pid, &status, 0, &usage) < 0)
-      if (errno != EINTR) throw Error("waiting for the compiler failed");
   CompileOutcome outcome;
   outcome.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  // The compiler's own CPU time and its children's (nvcc runs cicc and ptxas), from wait4:
-  // exact even while other compiles run beside it.
-  outcome.cpu_s = seconds(usage.ru_utime) + seconds(usage.ru_stime);
+  // The compiler's own CPU time and its children's, from wait4: exact even while other
+  // compiles run beside it.
+  outcome.cpu_s = run.cpu_s;
 
-  const int sig = err == 0 && WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+  const int sig = run.signal;
   if (sig != 0 && is_interrupt_signal(sig)) {
     std::cerr << "ktune: the compiler of " << job_name(job) << " was interrupted by "
               << signal_name(sig) << "; nothing recorded, the next build compiles it again\n";
@@ -268,7 +247,7 @@ CompileOutcome run_compile_job(const CompileJob& job) {
     std::ofstream(job.log, std::ios::app) << "\nktune: the compiler died of " << signal_name(sig) << "\n";
 
   CompileRecord record;
-  record.exit_code = err != 0 ? 127 : sig != 0 ? 128 + sig : WEXITSTATUS(status);
+  record.exit_code = run.status();
   if (sig != 0) record.signal = signal_name(sig);
   record.wall_s = outcome.wall_s;
   record.cpu_s = outcome.cpu_s;

@@ -21,6 +21,7 @@
 #include "ktune/fingerprint.hpp"
 #include "ktune/manifest.hpp"
 #include "ktune/compile_pool.hpp"
+#include "ktune/process.hpp"
 #include "ktune/progress.hpp"
 #include "ktune/text.hpp"
 #include "ktune/worker_process.hpp"
@@ -34,13 +35,10 @@ using Clock = std::chrono::steady_clock;
 namespace fs = std::filesystem;
 
 std::string nvcc_version(const std::string& nvcc) {
-  std::string command = "'" + nvcc + "' --version 2>/dev/null";
-  std::FILE* p = popen(command.c_str(), "r");
-  if (!p) return "unknown";
-  std::string out;
-  char buf[256];
-  while (std::fgets(buf, sizeof buf, p)) out += buf;
-  pclose(p);
+  ProcessOptions io;
+  io.capture_stdout = true;
+  io.stderr_file = "/dev/null";
+  const std::string out = run_process({nvcc, "--version"}, io).output;
   auto v = out.rfind(", V");
   if (v == std::string::npos) return "unknown";
   auto end = out.find_first_of(" \n", v + 3);

@@ -8,6 +8,7 @@
 
 #include "cli/report/tables.hpp"
 #include "ktune/error.hpp"
+#include "ktune/process.hpp"
 #include "ktune/text.hpp"
 
 namespace ktune::cli::report {
@@ -144,9 +145,11 @@ std::vector<std::string> draw_plots(const std::vector<std::string>& names, const
   std::vector<std::string> not_drawn;
   for (const auto& name : names) {
     // gnuplot runs in DIR so that the scripts' relative paths hold.
-    const std::string command = "cd " + shell_quote(out.string()) + " && " + shell_quote(gnuplot) + " " +
-                                shell_quote("plots/" + name + ".gp") + " 2>>" + shell_quote("plots/gnuplot.log");
-    if (std::system(command.c_str()) != 0 || !fs::exists(out / (name + ".png"))) not_drawn.push_back(name);
+    ProcessOptions io;
+    io.working_directory = out;
+    io.stderr_file = out / "plots" / "gnuplot.log";
+    if (!run_process({gnuplot, "plots/" + name + ".gp"}, io).succeeded() || !fs::exists(out / (name + ".png")))
+      not_drawn.push_back(name);
   }
   return not_drawn;
 }
