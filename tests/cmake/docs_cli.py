@@ -2,7 +2,8 @@
 """The CLI reference (docs/cli.md) against the tool: every subcommand `ktune --help` lists
 has a section (a heading with `ktune <name>`), every option its --help lists is in that
 section, every option row of a section exists, and every option of the kernels' tuner
-programs (tuner/src/tune/tuner_main.cpp) is in the `ktune_<kernel>_tuner` section. Also
+programs (tuner/src/tune/tuner_main.cpp) is in the `ktune_<kernel>_tuner` section, and every
+list of the search strategies in the docs names exactly the tool's strategy table. Also
 the --help texts' shared style: every option described, no description ending in a period,
 subcommand descriptions starting with a capital.
 usage: docs_cli.py <ktune source> <ktune tool>"""
@@ -87,7 +88,31 @@ else:
         if f"`{name}" not in section:
             failures.append(f"docs/cli.md, `ktune_<kernel>_tuner`: option {name} (tuner_main.cpp) is not documented")
 
+# The strategy table (search_choice.cpp), as `ktune simulate --help` prints it, against every
+# place the docs list the strategies: cli.md's simulate row, cmake.md's STRATEGY row, and a
+# section of search.md for each.
+strategy_help = [d for _, names, d in help_entries(["simulate"]) if names.startswith("--strategy")]
+strategies = re.findall(r"[a-z][a-z-]*", strategy_help[0].split(":", 1)[1].split(")", 1)[1]) if strategy_help else []
+if not strategies:
+    failures.append("`ktune simulate --help` lists no strategies after 'search strategy: default (...)'")
+search_doc = (root / "docs/search.md").read_text()
+strategy_rows = {
+    "docs/cli.md, `ktune simulate`'s --strategy row": next(
+        (line for line in (section_of("ktune simulate") or "").splitlines() if line.startswith("| `--strategy`")), ""),
+    "docs/cmake.md's STRATEGY row": next(
+        (line for line in (root / "docs/cmake.md").read_text().splitlines() if line.startswith("| `STRATEGY")), ""),
+}
+for where, row in strategy_rows.items():
+    listed = set(re.findall(r"`([a-z][a-z-]*)`", row)) - {"default"}
+    for name in sorted(set(strategies) - listed):
+        failures.append(f"{where} does not list the strategy `{name}`")
+    for name in sorted(listed - set(strategies)):
+        failures.append(f"{where} lists `{name}`, which is not a strategy")
+for name in strategies:
+    if f"**`{name}`**:" not in search_doc:
+        failures.append(f"docs/search.md has no section for the strategy `{name}` (a paragraph starting **`{name}`**:)")
+
 for f in failures:
     print("FAIL:", f)
-print(f"{len(subcommands)} subcommands and {len(tuner_options)} tuner program options checked")
+print(f"{len(subcommands)} subcommands, {len(tuner_options)} tuner program options and {len(strategies)} strategies checked")
 sys.exit(1 if failures else 0)

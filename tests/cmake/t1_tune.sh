@@ -106,6 +106,7 @@ def write(name, change, kernel_text=None):
 write("generator", lambda d: d["KernelSpecification"]["Arguments"][1].update(FillType="Generator"))
 write("opencl", lambda d: d["KernelSpecification"].update(Language="OpenCL"))
 write("nofile", lambda d: d["KernelSpecification"].update(KernelFile="elsewhere.cu"))
+write("pso", lambda d: d.update(Search={"Name": "pso"}))
 def broken_default(d):
     d["ConfigurationSpace"]["TuningParameters"][2]["Default"] = 1
 write("broken", broken_default, open(kernel).read().replace("#if bug", "#if bug\n#error deliberately broken\n#endif\n#if bug"))
@@ -122,6 +123,12 @@ says "$work/bad5.txt" "ktune: error: $spec: ConfigurationSpace: the space has 12
 says "$work/bad5.txt" "more than 5 points were visited before the enumeration ended"
 says "$work/bad5.txt" "raise --max-points"
 [[ ! -e $work/bad5 ]] || fail "--max-points: something was written"
+# A spec's Search.Name from Kernel Tuner's list that ktune has no counterpart for: refused
+# before anything is compiled, naming where the name came from, ktune's strategies and the
+# Kernel Tuner names that map to them.
+expect 1 "$work/bad6.txt" tune --t1 "$work/pso/spec.T1.json" --out "$work/bad6" --arch 90
+says "$work/bad6.txt" "ktune: error: $work/pso/spec.T1.json: Search.Name 'pso' is not a search strategy; use one of exhaustive, random, random-refine, local, annealing, genetic, bayes, hybrid, default (Kernel Tuner's brute_force"
+[[ ! -e $work/bad6/kernel/cubins ]] || [[ -z $(ls "$work/bad6/kernel/cubins") ]] || fail "--strategy pso: something was compiled"
 # A Default that does not compile: the first valid config gives the reference, and it says so.
 expect 1 "$work/bad4.txt" tune --t1 "$work/broken/spec.T1.json" --out "$work/broken/out" --arch 90 --budget 2
 says "$work/bad4.txt" "ktune: warning: scaled_sum: the Default's values did not compile: "

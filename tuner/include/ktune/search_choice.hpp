@@ -33,9 +33,16 @@ struct SearchChoice {
 // - exhaustive with no budget over more than `whole_limit` configs: refused (Error), since
 //   every config would be compiled and measured.
 // `strategy` empty: none named; `budget` empty: no count. Throws Error for a bad name or
-// budget, naming `what` ("--budget", "BUDGET").
+// budget, naming where each came from.
+struct SearchOrigin {
+  std::string strategy = "--strategy";  // "STRATEGY" for CMake, a T1 spec's "Search.Name"
+  std::string budget = "--budget";      // "BUDGET", a T1 spec's "Budget"
+  std::string unknown_strategy_hint;    // appended to the message for an unknown strategy
+};
 SearchChoice choose_search(const std::string& strategy, const std::string& budget, std::optional<double> seconds,
-                           std::size_t size, std::size_t whole_limit, const std::string& what = "--budget");
+                           std::size_t size, std::size_t whole_limit, const SearchOrigin& origin = {});
+// The names a user may give: strategy_names() and "default", as a message lists them.
+std::string strategy_choices_text();
 // The evaluations a space too large to measure whole gets when none are given: 2 % of it,
 // at least 200 and at most 2,000 configs (a few minutes of compiling on 16 cores).
 std::size_t default_budget(std::size_t size);

@@ -205,7 +205,7 @@ Plan make_plan(const PlanRequest& r) {
   }
 
   if (r.tuned)
-    plan.search = choose_search(r.strategy, r.budget, r.seconds, valid.size(), r.max_configs, "BUDGET");
+    plan.search = choose_search(r.strategy, r.budget, r.seconds, valid.size(), r.max_configs, {"STRATEGY", "BUDGET"});
   // A space larger than what is measured whole is never compiled whole either.
   m.on_demand = valid.size() > r.eager_limit || valid.size() > r.max_configs;
   m.max_points = r.max_points;

@@ -29,18 +29,22 @@ std::size_t default_budget(std::size_t size) {
   return std::min(size, std::clamp<std::size_t>(share, 200, 2000));
 }
 
+std::string strategy_choices_text() {
+  std::string list;
+  for (const auto& n : strategy_names()) list += n + ", ";
+  return list + "default";
+}
+
 SearchChoice choose_search(const std::string& strategy, const std::string& budget, std::optional<double> seconds,
-                           std::size_t size, std::size_t whole_limit, const std::string& what) {
+                           std::size_t size, std::size_t whole_limit, const SearchOrigin& origin) {
   SearchChoice c;
   c.strategy = strategy;
   c.seconds = seconds;
   const auto known = strategy_names();
-  if (!strategy.empty() && strategy != "default" && std::find(known.begin(), known.end(), strategy) == known.end()) {
-    std::string list;
-    for (const auto& n : known) list += (list.empty() ? "" : ", ") + n;
-    throw Error("unknown search strategy '" + strategy + "' (known: " + list + ", default)");
-  }
-  if (!budget.empty()) c.evaluations = parse_budget(budget, size, what);
+  if (!strategy.empty() && strategy != "default" && std::find(known.begin(), known.end(), strategy) == known.end())
+    throw Error(origin.strategy + " '" + strategy + "' is not a search strategy; use one of " + strategy_choices_text() +
+                origin.unknown_strategy_hint);
+  if (!budget.empty()) c.evaluations = parse_budget(budget, size, origin.budget);
   const std::string size_text = std::to_string(size) + " valid configs";
   if (strategy.empty() && (c.evaluations || c.seconds)) {
     c.strategy = "default";

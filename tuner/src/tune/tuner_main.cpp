@@ -110,7 +110,7 @@ int main(int argc, char** argv) {
       throw ktune::Error(m.kernel + ": no keys to tune: the manifest declares no KEYS; give --key, e.g. --key \"N=4096\"");
     // The strategy and budget, completed by the defaults (the configure line said which).
     const ktune::SearchChoice choice =
-        ktune::choose_search(strategy, budget, seconds, m.configs.size(), max_configs, "--budget");
+        ktune::choose_search(strategy, budget, seconds, m.configs.size(), max_configs);
     o.strategy = choice.strategy;
     o.budget.evaluations = choice.evaluations;
     o.budget.seconds = choice.seconds;
