@@ -134,52 +134,65 @@ json Manifest::to_json() const {
   return doc;
 }
 
-Manifest Manifest::from_json(const json& doc, const std::string& origin) {
-  using namespace manifest_json;
+namespace {
+namespace manifest_json {
+
+const char* const kRegenerate = "; reconfigure the build to regenerate the manifest";
+
+uint64_t count(const json& v, const std::string& origin, const std::string& what) {
+  if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<int64_t>() >= 0))
+    wrong_type(v, origin, what, "a non-negative integer");
+  return v.get<uint64_t>();
+}
+
+void read_identity(const json& doc, const std::string& origin, Manifest& m) {
   if (!is_manifest(doc))
     throw Error(origin + ": not a ktune manifest (no \"schema\": \"ktune.manifest\")");
   const int64_t version = integer(member(doc, "schema_version", origin, "the manifest"), origin,
                                   "\"schema_version\"");
-  if (version != kSchemaVersion)
+  if (version != Manifest::kSchemaVersion)
     throw Error(origin + ": manifest schema version " + std::to_string(version) +
-                " is not the version " + std::to_string(kSchemaVersion) +
+                " is not the version " + std::to_string(Manifest::kSchemaVersion) +
                 " this ktune reads; reconfigure the build to regenerate it");
-  Manifest m;
   m.kernel = identifier(member(doc, "kernel", origin, "the manifest"), origin, "the kernel name");
   m.source = text(member(doc, "source", origin, "the manifest"), origin, "\"source\"");
   m.entry = m.kernel;
   if (doc.contains("entry")) {
     m.entry = text(doc["entry"], origin, "\"entry\"");
     if (!m.entry.empty() && !is_name(m.entry))
-      throw Error(origin + ": the kernel entry " + shown(m.entry) +
-                  " is not a C identifier; reconfigure the build to regenerate the manifest");
+      throw Error(origin + ": the kernel entry " + shown(m.entry) + " is not a C identifier" + kRegenerate);
   }
-  const json& compile = member(doc, "compile", origin, "the manifest");
-  m.compile.nvcc = text(member(compile, "nvcc", origin, "compile"), origin, "compile.nvcc");
-  m.compile.arch = text(member(compile, "arch", origin, "compile"), origin, "compile.arch");
-  // A manifest of one architecture may leave out the list and the PTX's: both are `arch`.
-  m.compile.archs = compile.contains("archs") ? texts(compile["archs"], origin, "compile.archs")
-                                              : std::vector<std::string>{m.compile.arch};
-  if (compile.contains("ptx_arch")) m.compile.ptx_arch = text(compile["ptx_arch"], origin, "compile.ptx_arch");
-  for (const auto& a : m.compile.archs)
-    if (!parse_cuda_arch(a))
-      throw Error(origin + ": compile.archs holds " + shown(a) + ", not a CUDA architecture like 90 or 90a");
-  if (std::find(m.compile.archs.begin(), m.compile.archs.end(), m.compile.arch) == m.compile.archs.end())
-    throw Error(origin + ": compile.arch " + shown(m.compile.arch) + " is not among compile.archs; "
-                "reconfigure the build to regenerate the manifest");
-  if (!m.compile.ptx_target().empty() && !parse_cuda_arch(m.compile.ptx_target()))
-    throw Error(origin + ": compile.ptx_arch " + shown(m.compile.ptx_target()) + " is not a CUDA architecture");
-  m.compile.flags = texts(member(compile, "flags", origin, "compile"), origin, "compile.flags");
-  m.compile.include_dirs =
-      texts(member(compile, "include_dirs", origin, "compile"), origin, "compile.include_dirs");
-  if (compile.contains("launcher"))
-    m.compile.launcher = texts(compile["launcher"], origin, "compile.launcher");
   if (doc.contains("build")) {
     const std::string build = text(doc["build"], origin, "\"build\"");
     if (build != "eager" && build != "on-demand")
       throw Error(origin + ": \"build\" is " + shown(build) + ", not \"eager\" or \"on-demand\"");
     m.on_demand = build == "on-demand";
   }
+}
+
+CompileSettings read_compile(const json& doc, const std::string& origin) {
+  const json& compile = member(doc, "compile", origin, "the manifest");
+  CompileSettings c;
+  c.nvcc = text(member(compile, "nvcc", origin, "compile"), origin, "compile.nvcc");
+  c.arch = text(member(compile, "arch", origin, "compile"), origin, "compile.arch");
+  // A manifest of one architecture may leave out the list and the PTX's: both are `arch`.
+  c.archs = compile.contains("archs") ? texts(compile["archs"], origin, "compile.archs") : std::vector<std::string>{c.arch};
+  if (compile.contains("ptx_arch")) c.ptx_arch = text(compile["ptx_arch"], origin, "compile.ptx_arch");
+  for (const auto& a : c.archs)
+    if (!parse_cuda_arch(a))
+      throw Error(origin + ": compile.archs holds " + shown(a) + ", not a CUDA architecture like 90 or 90a");
+  if (std::find(c.archs.begin(), c.archs.end(), c.arch) == c.archs.end())
+    throw Error(origin + ": compile.arch " + shown(c.arch) + " is not among compile.archs" + kRegenerate);
+  if (!c.ptx_target().empty() && !parse_cuda_arch(c.ptx_target()))
+    throw Error(origin + ": compile.ptx_arch " + shown(c.ptx_target()) + " is not a CUDA architecture");
+  c.flags = texts(member(compile, "flags", origin, "compile"), origin, "compile.flags");
+  c.include_dirs = texts(member(compile, "include_dirs", origin, "compile"), origin, "compile.include_dirs");
+  if (compile.contains("launcher")) c.launcher = texts(compile["launcher"], origin, "compile.launcher");
+  return c;
+}
+
+// Parameters, constraints, the DEFAULT and the macros every config defines.
+void read_space(const json& doc, const std::string& origin, Manifest& m) {
   m.spec.name = m.kernel;
   const json& params = member(doc, "parameters", origin, "the manifest");
   if (!params.is_array()) wrong_type(params, origin, "\"parameters\"", "a list");
@@ -187,11 +200,9 @@ Manifest Manifest::from_json(const json& doc, const std::string& origin) {
   for (std::size_t i = 0; i < params.size(); ++i) {
     const std::string where = "parameters[" + std::to_string(i) + "]";
     Parameter p{identifier(member(params[i], "name", origin, where.c_str()), origin, where + ".name"), {}};
-    if (!names.insert(p.name).second)
-      throw Error(origin + ": parameter " + shown(p.name) + " is listed twice");
+    if (!names.insert(p.name).second) throw Error(origin + ": parameter " + shown(p.name) + " is listed twice");
     const json& values = member(params[i], "values", origin, where.c_str());
-    if (!values.is_array() || values.empty())
-      wrong_type(values, origin, where + ".values", "a non-empty list of integers");
+    if (!values.is_array() || values.empty()) wrong_type(values, origin, where + ".values", "a non-empty list of integers");
     for (const json& v : values) p.values.push_back(integer(v, origin, where + ".values entry"));
     m.spec.parameters.push_back(std::move(p));
   }
@@ -203,13 +214,10 @@ Manifest Manifest::from_json(const json& doc, const std::string& origin) {
     m.spec.default_config.emplace_back(p.name, integer(def[p.name], origin, "default." + p.name));
   }
   m.default_id = text(member(doc, "default_id", origin, "the manifest"), origin, "\"default_id\"");
-  const json& product = member(doc, "product", origin, "the manifest");
-  if (!product.is_number_unsigned() && !(product.is_number_integer() && product.get<int64_t>() >= 0))
-    wrong_type(product, origin, "\"product\"", "a non-negative integer");
-  m.product = product.get<uint64_t>();
-  const json& valid = member(doc, "valid", origin, "the manifest");
-  if (!valid.is_number_unsigned() && !(valid.is_number_integer() && valid.get<int64_t>() >= 0))
-    wrong_type(valid, origin, "\"valid\"", "a non-negative integer");
+  if (!safe_file_stem(m.default_id))
+    throw Error(origin + ": \"default_id\" " + shown(m.default_id) +
+                " is not a config id (letters, digits, '_' and '-')" + kRegenerate);
+  m.product = count(member(doc, "product", origin, "the manifest"), origin, "\"product\"");
   if (doc.contains("max_points")) {
     const json& mp = doc["max_points"];
     if (!mp.is_number_unsigned() || mp.get<uint64_t>() == 0) wrong_type(mp, origin, "\"max_points\"", "a positive integer");
@@ -220,8 +228,7 @@ Manifest Manifest::from_json(const json& doc, const std::string& origin) {
     if (!defines.is_object()) wrong_type(defines, origin, "\"defines\"", "an object");
     for (const auto& [name, value] : defines.items()) {
       if (!is_name(name) || names.count(name))
-        throw Error(origin + ": \"defines\": " + shown(name) +
-                    " is not a C identifier or is a parameter; reconfigure the build to regenerate the manifest");
+        throw Error(origin + ": \"defines\": " + shown(name) + " is not a C identifier or is a parameter" + kRegenerate);
       m.defines.emplace_back(name, integer(value, origin, "defines." + name));
     }
   }
@@ -232,7 +239,10 @@ Manifest Manifest::from_json(const json& doc, const std::string& origin) {
     if (!ps.is_array() || ps.empty() || ps.size() > 3) wrong_type(ps, origin, "t1_grid.problem_size", "a list of 1 to 3 integers");
     for (const json& v : ps) m.t1_problem_size.push_back(integer(v, origin, "t1_grid.problem_size entry"));
   }
-  // The flags the plan checked, checked again: the tuner and the bake compile from this file.
+}
+
+// The flags the plan checked, checked again: the tuner and the bake compile from this file.
+void check_flags(const std::string& origin, const Manifest& m) {
   NvccFlagRules flag_rules{{}, {}, "reconfigure the build to regenerate the manifest"};
   for (const auto& p : m.spec.parameters) flag_rules.parameters.push_back(p.name);
   for (const auto& d : m.defines) flag_rules.macros.push_back(d.first);
@@ -240,43 +250,45 @@ Manifest Manifest::from_json(const json& doc, const std::string& origin) {
   check_nvcc_flags(m.compile.flags, flag_rules, [&](std::size_t i) {
     return origin + ": compile.flags[" + std::to_string(i) + "] " + shown(m.compile.flags[i]);
   });
-  if (!safe_file_stem(m.default_id))
-    throw Error(origin + ": \"default_id\" " + shown(m.default_id) +
-                " is not a config id (letters, digits, '_' and '-'); reconfigure the build to regenerate the manifest");
-  // The configs: the space enumerated again, which must give what the plan found.
+}
+
+// The configs: the space enumerated again, which must give what the plan found, the
+// DEFAULT among them (every reader falls back on it).
+void enumerate_again(const json& doc, const std::string& origin, Manifest& m) {
+  const uint64_t valid = count(member(doc, "valid", origin, "the manifest"), origin, "\"valid\"");
   try {
     m.enumerate_configs();
   } catch (const Error& e) {
     // The constraints' text comes from the file: one line, of a bounded length.
-    throw Error(origin + ": " + untrusted_json::printable(e.what(), 300) +
-                "; reconfigure the build to regenerate the manifest");
+    throw Error(origin + ": " + untrusted_json::printable(e.what(), 300) + kRegenerate);
   }
-  if (m.configs.size() != valid.get<uint64_t>())
+  if (m.configs.size() != valid)
     throw Error(origin + ": the space enumerates to " + std::to_string(m.configs.size()) + " configs, not the " +
-                std::to_string(valid.get<uint64_t>()) + " of \"valid\"; reconfigure the build to regenerate the manifest");
-  // Every reader falls back on the DEFAULT: it must be one of the configs.
+                std::to_string(valid) + " of \"valid\"" + kRegenerate);
   const std::size_t d = m.default_index();
   if (d == m.configs.size() || m.configs[d].id != m.default_id)
-    throw Error(origin + ": \"default_id\" " + shown(m.default_id) +
-                " is not the id of \"default\" among its configs; reconfigure the build to regenerate the manifest");
-  if (doc.contains("keys")) {
-    const json& keys = doc["keys"];
-    if (!keys.is_array()) wrong_type(keys, origin, "\"keys\"", "a list");
-    for (const auto& k : keys) {
-      if (!k.is_object()) throw Error(origin + ": each of \"keys\" must be an object");
-      std::vector<Assignment> key;
-      for (const auto& [name, value] : k.items()) {
-        if (!is_name(name))
-          throw Error(origin + ": key dimension " + shown(name) +
-                      " is not a C identifier; reconfigure the build to regenerate the manifest");
-        key.emplace_back(name, integer(value, origin, "key dimension " + name));
-      }
-      m.keys.push_back(std::move(key));
+    throw Error(origin + ": \"default_id\" " + shown(m.default_id) + " is not the id of \"default\" among its configs" +
+                kRegenerate);
+}
+
+// KEYS, each in the order of "key_dims" when the manifest gives it.
+std::vector<std::vector<Assignment>> read_keys(const json& doc, const std::string& origin) {
+  std::vector<std::vector<Assignment>> keys;
+  if (!doc.contains("keys")) return keys;
+  const json& list = doc["keys"];
+  if (!list.is_array()) wrong_type(list, origin, "\"keys\"", "a list");
+  for (const auto& k : list) {
+    if (!k.is_object()) throw Error(origin + ": each of \"keys\" must be an object");
+    std::vector<Assignment> key;
+    for (const auto& [name, value] : k.items()) {
+      if (!is_name(name)) throw Error(origin + ": key dimension " + shown(name) + " is not a C identifier" + kRegenerate);
+      key.emplace_back(name, integer(value, origin, "key dimension " + name));
     }
+    keys.push_back(std::move(key));
   }
-  if (doc.contains("key_dims") && !m.keys.empty()) {
+  if (doc.contains("key_dims") && !keys.empty()) {
     const std::vector<std::string> dims = texts(doc["key_dims"], origin, "\"key_dims\"");
-    for (auto& key : m.keys) {
+    for (auto& key : keys) {
       std::vector<Assignment> ordered;
       for (const auto& d : dims)
         for (const auto& a : key)
@@ -286,6 +298,21 @@ Manifest Manifest::from_json(const json& doc, const std::string& origin) {
       key = std::move(ordered);
     }
   }
+  return keys;
+}
+
+}  // namespace manifest_json
+}  // namespace
+
+Manifest Manifest::from_json(const json& doc, const std::string& origin) {
+  using namespace manifest_json;
+  Manifest m;
+  read_identity(doc, origin, m);
+  m.compile = read_compile(doc, origin);
+  read_space(doc, origin, m);
+  check_flags(origin, m);
+  enumerate_again(doc, origin, m);
+  m.keys = read_keys(doc, origin);
   return m;
 }
 
