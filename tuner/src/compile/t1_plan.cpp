@@ -167,17 +167,11 @@ std::vector<int64_t> parse_problem_size(const std::string& text, const std::stri
   return ps;
 }
 
-T1Plan plan_t1(const T1PlanRequest& r) {
-  using namespace t1_plan;
-  const std::string origin = r.spec.string();
-  const json doc = read_json_file(r.spec);
-  if (!is_t1_spec(doc))
-    throw Error(origin + ": not a T1 spec (no \"ConfigurationSpace\"); see docs/t1.md for the format");
-  T1Plan p;
-  check_t1_language(doc, origin);  // a kernel in another language is refused before anything else
-  p.space = read_t1_spec(doc, origin);
-  p.kernel = read_t1_kernel(doc, origin);
-  if (p.space.name.empty()) p.space.name = p.kernel.kernel_name;
+namespace {
+namespace t1_plan {
+
+// The parameters' names, each a macro of the kernel: C identifiers, none of Kernel Tuner's.
+std::vector<std::string> parameter_names(const T1Plan& p, const std::string& origin) {
   std::vector<std::string> names;
   for (std::size_t i = 0; i < p.space.parameters.size(); ++i) {
     const std::string& n = p.space.parameters[i].name;
@@ -189,8 +183,13 @@ T1Plan plan_t1(const T1PlanRequest& r) {
         throw Error(field + " is not allowed, as in Kernel Tuner, which defines that macro itself; rename it");
     names.push_back(n);
   }
-  // CompilerOptions, then --flag: one rule with ktune_add_kernel's FLAGS. Kernel Tuner's own
-  // macros are ktune's to define as well.
+  return names;
+}
+
+// CompilerOptions, then --flag: one rule with ktune_add_kernel's FLAGS. Kernel Tuner's own
+// macros are ktune's to define as well.
+void check_flags(const T1PlanRequest& r, const T1Plan& p, const std::vector<std::string>& names,
+                                       const std::string& origin) {
   std::vector<std::string> flags = p.kernel.compiler_options;
   flags.insert(flags.end(), r.compile.flags.begin(), r.compile.flags.end());
   NvccFlagRules flag_rules{names, {}, "drop it and pass --arch to `ktune tune --t1`"};
@@ -203,9 +202,10 @@ T1Plan plan_t1(const T1PlanRequest& r) {
     return i < from_spec ? origin + ": KernelSpecification.CompilerOptions[" + std::to_string(i) + "] " + flag
                          : "--flag " + flag;
   });
-  p.source = find_kernel_file(r, p.kernel);
+}
 
-  // Problem sizes: the keys.
+// Problem sizes (the request's, else the spec's): the keys, each argument's size checked.
+void read_problem_sizes(const T1PlanRequest& r, const std::string& origin, T1Plan& p) {
   p.problem_sizes = r.problem_sizes;
   if (p.problem_sizes.empty()) {
     if (p.kernel.problem_size.empty())
@@ -228,16 +228,10 @@ T1Plan plan_t1(const T1PlanRequest& r) {
         t1_elements(a.size, p.space, ps, origin + ": KernelSpecification.Arguments[" + std::to_string(i) + "] (" +
                                              a.name + ").Size, for the problem size " + key_text(t1_key(ps)));
     }
+}
 
-  // The space, its Default, and each config's launch checked now, before any compile.
-  Space space = [&] {
-    try {
-      return p.space.space();
-    } catch (const Error& e) {
-      throw Error(origin + ": ConfigurationSpace: " + e.what());
-    }
-  }();
-  // The whole space is counted: only what is compiled whole is limited (tune_command).
+// The whole space is counted: only what is compiled whole is limited (tune_command).
+Enumeration valid_configs(const Space& space, const T1PlanRequest& r, const std::string& origin) {
   Enumeration valid;
   try {
     valid = space.enumerate(kMaxValidConfigs, r.max_points);
@@ -254,10 +248,13 @@ T1Plan plan_t1(const T1PlanRequest& r) {
   if (valid.size() == 0)
     throw Error(origin + ": the space is empty: none of its " + with_thousands(space.product()) +
                 " points satisfies every condition; loosen ConfigurationSpace.Conditions");
+  return valid;
+}
 
-  // The reference every config's outputs are checked against: the Default's values, inside
-  // the space or not (Kernel Tuner runs such specs too); else the first valid config. The
-  // manifest's DEFAULT (proposed first, the baseline) must be a config of the space.
+// The reference every config's outputs are checked against: the Default's values, inside
+// the space or not (Kernel Tuner runs such specs too); else the first valid config. Returns
+// the manifest's DEFAULT (proposed first, the baseline), which must be a config of the space.
+std::vector<int64_t> choose_reference(const Space& space, const Enumeration& valid, T1Plan& p) {
   const std::vector<int64_t> first_valid = valid.row(0);
   std::vector<int64_t> default_values = first_valid;
   p.reference = first_valid;
@@ -276,8 +273,11 @@ T1Plan plan_t1(const T1PlanRequest& r) {
       p.default_outside = std::string(e.what()).replace(0, 7, "the Default");  // "DEFAULT ..." -> "the Default ..."
     }
   }
+  return default_values;
+}
 
-  const T1Geometry geometry(p.kernel, names, origin);
+// Each config's launch (and the reference's) checked now, before any compile.
+void check_launches(const T1Geometry& geometry, const Enumeration& valid, T1Plan& p) {
   const std::string kernel_text = read_file(p.source);
   p.grid_macros = without_comments(kernel_text).find("grid_size_") != std::string::npos;
   if (p.grid_macros && p.problem_sizes.size() > 1)
@@ -291,7 +291,11 @@ T1Plan plan_t1(const T1PlanRequest& r) {
     geometry.check_local_size(row);
     geometry.divisors(row);
   }
+}
 
+void fill_manifest(const T1PlanRequest& r, const Space& space, const std::vector<std::string>& names,
+                   const std::vector<int64_t>& default_values, const std::vector<int64_t>& first_valid,
+                   const T1Geometry& geometry, T1Plan& p) {
   Manifest& m = p.manifest;
   m.kernel = p.kernel.kernel_name;
   m.entry = p.kernel.kernel_name;
@@ -324,8 +328,11 @@ T1Plan plan_t1(const T1PlanRequest& r) {
   }
   m.enumerate_configs();
   p.space.default_config = m.spec.default_config;
+}
 
-  // The files.
+// The kernel directory, the wrapper source, the manifest and the run file.
+void write_plan_files(const T1PlanRequest& r, const json& doc, T1Plan& p) {
+  Manifest& m = p.manifest;
   p.kernel_dir = fs::absolute(r.out / "kernel").lexically_normal();
   p.manifest_path = p.kernel_dir / "manifest.json";
   p.run_file = fs::absolute(r.out / "t1_run.json").lexically_normal();
@@ -339,6 +346,40 @@ T1Plan plan_t1(const T1PlanRequest& r) {
             r.save_arguments.empty() ? "" : fs::absolute(r.save_arguments).lexically_normal().string(),
             p.reference};
   write_file_if_changed(p.run_file, run.to_json().dump(1) + "\n");
+}
+
+}  // namespace t1_plan
+}  // namespace
+
+T1Plan plan_t1(const T1PlanRequest& r) {
+  using namespace t1_plan;
+  const std::string origin = r.spec.string();
+  const json doc = read_json_file(r.spec);
+  if (!is_t1_spec(doc))
+    throw Error(origin + ": not a T1 spec (no \"ConfigurationSpace\"); see docs/t1.md for the format");
+  T1Plan p;
+  check_t1_language(doc, origin);  // a kernel in another language is refused before anything else
+  p.space = read_t1_spec(doc, origin);
+  p.kernel = read_t1_kernel(doc, origin);
+  if (p.space.name.empty()) p.space.name = p.kernel.kernel_name;
+  const std::vector<std::string> names = parameter_names(p, origin);
+  check_flags(r, p, names, origin);
+  p.source = find_kernel_file(r, p.kernel);
+  read_problem_sizes(r, origin, p);
+
+  const Space space = [&] {
+    try {
+      return p.space.space();
+    } catch (const Error& e) {
+      throw Error(origin + ": ConfigurationSpace: " + e.what());
+    }
+  }();
+  const Enumeration valid = valid_configs(space, r, origin);
+  const std::vector<int64_t> default_values = choose_reference(space, valid, p);
+  const T1Geometry geometry(p.kernel, names, origin);
+  check_launches(geometry, valid, p);
+  fill_manifest(r, space, names, default_values, valid.row(0), geometry, p);
+  write_plan_files(r, doc, p);
   return p;
 }
 
