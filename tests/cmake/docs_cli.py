@@ -2,7 +2,7 @@
 """The CLI reference (docs/cli.md) against the tool: every subcommand `ktune --help` lists
 has a section (a heading with `ktune <name>`), every option its --help lists is in that
 section, every option row of a section exists, and every option of the kernels' tuner
-programs (tuner/src/tune/tuner_main.cpp) is in the `ktune_<kernel>_tuner` section, and every
+programs (tuner/src/cli/tuner_main.cpp) is in the `ktune_<kernel>_tuner` section, and every
 list of the search strategies in the docs names exactly the tool's strategy table. Also
 the --help texts' shared style: every option described, no description ending in a period,
 subcommand descriptions starting with a capital.
@@ -78,7 +78,7 @@ for sub in subcommands:
     for name in sorted(set(re.findall(r"^\| `(--[a-z0-9-]+)", section, re.M)) - options):
         failures.append(f"docs/cli.md, `ktune {sub}`: documents {name}, which `ktune {sub} --help` does not list")
 
-tuner_source = (root / "tuner/src/tune/tuner_main.cpp").read_text()
+tuner_source = (root / "tuner/src/cli/tuner_main.cpp").read_text()
 tuner_options = sorted(set(re.findall(r'add_(?:option|flag)\(\s*"(--[a-z0-9-]+)', tuner_source)))
 section = section_of("ktune_<kernel>_tuner")
 if section is None:
