@@ -208,33 +208,264 @@ json summarize(const TuneOptions& o, const Manifest& m, const Fingerprint& fp, c
   return out;
 }
 
+// What every key's search on one group of GPUs shares.
+struct GroupRun {
+  const TuneOptions& o;
+  const Manifest& m;
+  GpuPool& pool;
+  const Fingerprint& fp;
+  Db& db;
+  CompilePool& compiles;
+  const SearchSpace& search_space;
+  Progress& progress;
+  Clock::time_point tune_start;
+  fs::path kernel_dir;
+  std::size_t default_index;
+  std::vector<std::string> names;
+  std::size_t ahead_limit;  // proposals in flight at most
+  ProgressState shown;      // compiled and measured count over all keys
+  double elapsed() const { return std::chrono::duration<double>(Clock::now() - tune_start).count(); }
+};
+
+// The worker's request to measure one compiled config.
+json measure_request(const GroupRun& g, const std::map<std::string, int64_t>& key, const ManifestConfig& c, double best_ms) {
+  const TuneOptions& o = g.o;
+  return {{"op", "measure"},
+          {"key", key},
+          {"entry", g.m.entry},
+          {"config", {{"id", c.id}, {"names", g.names}, {"values", c.values},
+                      {"cubin", (g.kernel_dir / c.cubin()).string()}}},
+          {"rule", {{"min_samples", o.rule.min_samples},
+                    {"max_samples", o.rule.max_samples},
+                    {"target_rel_ci", o.rule.target_rel_ci},
+                    {"max_seconds", o.rule.max_seconds},
+                    {"abandon_factor", o.rule.abandon_factor},
+                    {"warmup", o.warmup}}},
+          {"best_ms", best_ms}};
+}
+
+// A measurement as the worker's outcome gives it: its reply, a timeout or a crash.
+Measurement measurement_of(const GroupRun& g, const std::string& key, const WorkerProcess::Result& r, double limit_s,
+                           KeySummary& ks) {
+  Measurement result;
+  if (r.outcome == WorkerProcess::Outcome::Reply && r.reply.contains("fatal")) {
+    throw Error(g.m.kernel + " [" + key + "]: " + terminal_text(r.reply["fatal"].get<std::string>(), 400));
+  } else if (r.outcome == WorkerProcess::Outcome::Reply) {
+    try {
+      result = Measurement::from_json(r.reply);
+      if (r.reply.contains("phases"))
+        for (const auto& [phase, s] : r.reply["phases"].items())
+          if (s.is_number()) ks.phases[phase] += s.get<double>();
+    } catch (const Error& e) {
+      result = Measurement{};
+      result.status = Status::Crashed;
+      result.message = std::string("the worker's reply was malformed: ") + e.what();
+    }
+    for (double ms : result.samples_ms) ks.samples_ms_total += ms;
+  } else if (r.outcome == WorkerProcess::Outcome::TimedOut) {
+    result.status = Status::TimedOut;
+    result.message = r.detail;
+    result.seconds = limit_s;
+  } else {
+    result.status = Status::Crashed;
+    result.message = "the worker died: " + r.detail;
+  }
+  return result;
+}
+
+// One key's search: proposals compiled as compile slots free, each cubin measured as soon as
+// a GPU is free, every result told to the strategy.
+class KeySearch {
+ public:
+  KeySearch(GroupRun& g, const std::map<std::string, int64_t>& key, KeySummary ks, std::unique_ptr<Strategy> strategy)
+      : g_(g), key_(key), ks_(std::move(ks)), strategy_(std::move(strategy)), start_(Clock::now()),
+        busy_before_(g.compiles.busy_seconds()) {}
+
+  KeySummary run() {
+    for (;;) {
+      propose_into_free_slots();
+      while (!ready_.empty() && g_.pool.idle() > 0 && !out_of_time()) {
+        const std::size_t index = ready_.front();
+        ready_.pop_front();
+        start(index);
+      }
+      if (out_of_time()) ready_.clear();  // compiled, never measured: the budget is spent
+      if (compiling_ == 0 && ready_.empty() && g_.pool.in_flight() == 0) {
+        if (search_over_) break;
+        continue;  // everything in flight was answered without a GPU: propose more
+      }
+      wait_for_a_cubin_or_a_measurement();
+    }
+    ks_.compile_s = g_.compiles.busy_seconds() - busy_before_;
+    ks_.seconds = seconds();
+    return ks_;
+  }
+
+ private:
+  double seconds() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
+  bool out_of_time() const { return g_.o.budget.seconds && seconds() >= *g_.o.budget.seconds; }
+
+  // Keep every compile slot busy while the search has proposals, but run no further ahead
+  // of the results than the slots and GPUs need. A config the DB knows is answered at once.
+  void propose_into_free_slots() {
+    while (!search_over_ && g_.compiles.free_slots() > 0 &&
+           compiling_ + ready_.size() + g_.pool.in_flight() < g_.ahead_limit) {
+      auto index = next_proposal();
+      if (!index) {
+        search_over_ = true;
+        break;
+      }
+      const ManifestConfig c = g_.m.configs[*index];
+      if (std::optional<Measurement> known = g_.o.retune ? std::nullopt : g_.db.find(g_.fp, ks_.key, c.id)) {
+        ++ks_.from_db;
+        finish(*index, *known, false);
+        continue;
+      }
+      ++compiling_;
+      g_.compiles.submit(*index, c);
+      g_.shown.compiling_what = g_.m.describe(c.values);
+    }
+  }
+
+  // One more proposal, within the budget; nullopt when the search is over. (Strategies
+  // propose the DEFAULT first: built by the build, it is measured first and sets the pace.)
+  std::optional<std::size_t> next_proposal() {
+    const TuneOptions& o = g_.o;
+    if (strategy_->done() || out_of_time()) return std::nullopt;
+    if (o.budget.evaluations && proposed_ >= *o.budget.evaluations) return std::nullopt;
+    for (;;) {
+      auto one = strategy_->propose(1);
+      if (one.empty()) return std::nullopt;
+      // A shard measures its share of an exhaustive search, and the DEFAULT that sets the pace.
+      if (o.shard && one[0] != g_.default_index && one[0] % o.shard->count != o.shard->index) continue;
+      ++proposed_;
+      return one[0];
+    }
+  }
+
+  // A compiled config: its compile failure answered at once, else sent to a GPU.
+  void start(std::size_t index) {
+    const ManifestConfig c = g_.m.configs[index];
+    CompileRecord record;
+    Measurement failed;
+    failed.status = Status::CompileFailed;
+    try {
+      record = CompileRecord::read(g_.kernel_dir / c.record());
+    } catch (const Error& e) {
+      // Missing (the compile could not run) or damaged: not a compile error of the config's own.
+      failed.message = std::string("no usable compile record: ") + e.what();
+      return finish(index, failed, false);
+    }
+    if (record.status != "ok") {
+      const std::string why = record.signal.empty() ? first_error_line(record.log) : "the compiler died of " + record.signal;
+      failed.message = "did not compile" + (why.empty() ? std::string() : ": " + why) + "; log: " + record.log;
+      return finish(index, failed, false);
+    }
+    // The DEFAULT config sets the pace: others get a generous multiple of its time.
+    const double limit_s = default_seconds_ < 0 ? g_.o.first_timeout_s : g_.o.timeout_floor_s + 10.0 * default_seconds_;
+    limits_[index] = limit_s;
+    g_.pool.submit(index, measure_request(g_, key_, c, ks_.best_ms),
+                   std::chrono::milliseconds(static_cast<int64_t>(limit_s * 1000)));
+  }
+
+  // Wait for whichever comes first: a cubin, or a measurement. Time the GPUs stand idle with
+  // nothing compiled to measure is what the pipeline did not hide.
+  void wait_for_a_cubin_or_a_measurement() {
+    const bool gpus_wait = g_.pool.in_flight() == 0 && ready_.empty();
+    const auto wait_start = Clock::now();
+    bool progressed = false;
+    while (auto done = g_.compiles.wait_for(std::chrono::milliseconds(progressed || g_.pool.in_flight() > 0 ? 0 : 20))) {
+      --compiling_;
+      ks_.compiled_asked += done->compiled;
+      g_.shown.compiled += done->compiled;
+      ready_.push_back(done->tag);
+      progressed = true;
+    }
+    g_.shown.compiling = compiling_;
+    if (progressed) g_.progress.update(g_.shown, g_.elapsed());
+    if (gpus_wait) ks_.compile_wait_s += std::chrono::duration<double>(Clock::now() - wait_start).count();
+    if (g_.pool.in_flight() > 0)
+      if (auto f = g_.pool.wait_for(std::chrono::milliseconds(progressed ? 0 : 2))) arrived(std::move(*f));
+  }
+
+  // A measurement back from a GPU.
+  void arrived(GpuPool::Finished f) {
+    const std::size_t index = f.tag;
+    for (const auto& [phase, s] : f.phases) ks_.phases[phase] += s;
+    ++ks_.measured_on[f.gpu];
+    Measurement result = measurement_of(g_, ks_.key, f.result, limits_[index], ks_);
+    limits_.erase(index);
+    // When: the order and pace of the search, for `ktune report`'s curves.
+    result.at = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    finish(index, result, true);
+  }
+
+  // A config's result, its bookkeeping and the strategy told; `measured`: new, to record.
+  void finish(std::size_t index, const Measurement& result, bool measured) {
+    const ManifestConfig c = g_.m.configs[index];
+    ++evaluations_;
+    if (measured) {
+      g_.db.record(g_.fp, ks_.key, c.id, values_json(g_.m, c), result);
+      ++ks_.measured_now;
+    }
+    if (index == g_.default_index) {
+      // A DEFAULT that hung sets no pace: the others keep the first config's limit.
+      if (result.status != Status::TimedOut) default_seconds_ = result.seconds;
+      if (result.status == Status::Ok) ks_.default_ms = result.median_ms;
+    }
+    ++ks_.counts[to_string(result.status)];
+    if (result.status != Status::Ok)
+      ks_.failures.push_back({{"id", c.id}, {"config", g_.m.describe(c.values)},
+                              {"status", to_string(result.status)}, {"reason", result.message}});
+    if (result.status == Status::Ok && !result.abandoned && (ks_.best_ms < 0 || result.median_ms < ks_.best_ms)) {
+      ks_.best_ms = result.median_ms;
+      ks_.best_id = c.id;
+      ks_.best_index = index;
+      g_.shown.best_ms = ks_.best_ms;
+      g_.shown.best = g_.m.describe(c.values);
+    }
+    strategy_->observe({index, result.status, result.median_ms});
+    g_.shown.done = evaluations_;
+    g_.shown.measured += measured;
+    g_.progress.update(g_.shown, g_.elapsed());
+  }
+
+  GroupRun& g_;
+  const std::map<std::string, int64_t>& key_;
+  KeySummary ks_;
+  std::unique_ptr<Strategy> strategy_;
+  Clock::time_point start_;
+  double busy_before_;
+  double default_seconds_ = -1;
+  std::size_t evaluations_ = 0, proposed_ = 0;
+  std::map<std::size_t, double> limits_;  // of the configs in flight
+  std::deque<std::size_t> ready_;         // compiled, waiting for a GPU
+  std::size_t compiling_ = 0;             // of this key, in the compile pool
+  bool search_over_ = false;              // the strategy, the budget or the time has no more proposals
+};
+
 // Tunes every key on one group's GPUs; prints its summary table; returns its JSON summary.
 json tune_group(const TuneOptions& o, const Manifest& m, GpuPool& pool, const Fingerprint& fp,
                 const std::vector<int>& gpu_indices, int earlier_starts, Clock::time_point tune_start) {
-  auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - tune_start).count(); };
   const fs::path kernel_dir = fs::path(o.manifest).parent_path();
   Db db(fs::path(o.db_dir) / (fp.gpu.model_slug() + ".json"), m.kernel);
   if (!db.warning().empty()) std::cerr << "ktune: warning: " << terminal_text(db.warning(), 400) << "\n";
-
-  const std::size_t default_index = m.default_index();
-  std::vector<std::string> names;
-  for (const auto& p : m.spec.parameters) names.push_back(p.name);
   const SearchSpace search_space(m.spec.parameters, m.configs.enumeration());
-
   // Every config goes through the compile pool: one already built (an eager space, or an
   // earlier run) comes back at once; another is compiled, a new proposal taking each freed
   // slot, and measured as soon as its cubin exists.
   CompilePool compiles(m, kernel_dir, o.compile_jobs);
-  // Proposals run ahead of results only as far as the compile slots and the GPUs need, and
-  // not so far that a small budget is proposed blind.
-  const std::size_t ahead_limit = proposals_ahead(compiles.jobs() + 2 * gpu_indices.size(), o.budget.evaluations);
+  Progress progress(m.kernel, o.keys.size());
+  GroupRun g{o, m, pool, fp, db, compiles, search_space, progress, tune_start, kernel_dir, m.default_index(), {},
+             // Proposals run ahead of results only as far as the compile slots and the GPUs
+             // need, and not so far that a small budget is proposed blind.
+             proposals_ahead(compiles.jobs() + 2 * gpu_indices.size(), o.budget.evaluations), {}};
+  for (const auto& p : m.spec.parameters) g.names.push_back(p.name);
 
-  std::vector<KeySummary> summaries;
   std::vector<fs::path> prior_dirs = {o.db_dir};
   for (const auto& d : o.prior_dirs) prior_dirs.emplace_back(d);
   const std::vector<json> prior_docs = prior_documents(m, prior_dirs);  // read once, for every key
-  Progress progress(m.kernel, o.keys.size());
-  ProgressState shown;  // compiled and measured count over all keys
+  std::vector<KeySummary> summaries;
   for (const auto& key : o.keys) {
     KeySummary ks;
     ks.key = key_id(key);
@@ -243,196 +474,19 @@ json tune_group(const TuneOptions& o, const Manifest& m, GpuPool& pool, const Fi
     const std::size_t planned = std::min({m.configs.size(), in_shard, o.budget.evaluations.value_or(m.configs.size())});
     ks.prior = tune_prior(m, prior_docs, fp, key);
     if (o.strategy != "exhaustive") ks.prior_used = std::min(prior_count(planned), ks.prior.configs.size());
-    auto strategy = make_strategy(o.strategy, {search_space, default_index, o.seed, o.budget.evaluations,
+    auto strategy = make_strategy(o.strategy, {search_space, g.default_index, o.seed, o.budget.evaluations,
                                                o.budget.evaluations.has_value() || o.budget.seconds.has_value(),
                                                ks.prior.configs});
-    progress.start_key(summaries.size(), ks.key, planned, elapsed());
-    shown.done = 0;
-    shown.best_ms = -1;
-    shown.best.clear();
-    const auto key_start = Clock::now();
-    auto key_seconds = [&] { return std::chrono::duration<double>(Clock::now() - key_start).count(); };
-    auto out_of_time = [&] { return o.budget.seconds && key_seconds() >= *o.budget.seconds; };
-    double default_seconds = -1;
-    std::size_t evaluations = 0, proposed = 0;
-    std::map<std::size_t, double> limits;  // of the configs in flight
-    std::deque<std::size_t> ready;         // compiled, waiting for a GPU
-    const double busy_before = compiles.busy_seconds();
-
-    // A config's result, its bookkeeping and the strategy told; `measured`: new, to record.
-    auto finish = [&](std::size_t index, const Measurement& result, bool measured) {
-      const ManifestConfig c = m.configs[index];
-      ++evaluations;
-      if (measured) {
-        db.record(fp, ks.key, c.id, values_json(m, c), result);
-        ++ks.measured_now;
-      }
-      if (index == default_index) {
-        // A DEFAULT that hung sets no pace: the others keep the first config's limit.
-        if (result.status != Status::TimedOut) default_seconds = result.seconds;
-        if (result.status == Status::Ok) ks.default_ms = result.median_ms;
-      }
-      ++ks.counts[to_string(result.status)];
-      if (result.status != Status::Ok)
-        ks.failures.push_back({{"id", c.id}, {"config", m.describe(c.values)},
-                               {"status", to_string(result.status)}, {"reason", result.message}});
-      if (result.status == Status::Ok && !result.abandoned && (ks.best_ms < 0 || result.median_ms < ks.best_ms)) {
-        ks.best_ms = result.median_ms;
-        ks.best_id = c.id;
-        ks.best_index = index;
-        shown.best_ms = ks.best_ms;
-        shown.best = m.describe(c.values);
-      }
-      strategy->observe({index, result.status, result.median_ms});
-      shown.done = evaluations;
-      shown.measured += measured;
-      progress.update(shown, elapsed());
-    };
-
-    // A compiled config: its compile failure answered at once, else sent to a GPU.
-    auto start = [&](std::size_t index) {
-      const ManifestConfig c = m.configs[index];
-      CompileRecord record;
-      Measurement failed;
-      failed.status = Status::CompileFailed;
-      try {
-        record = CompileRecord::read(kernel_dir / c.record());
-      } catch (const Error& e) {
-        // Missing (the compile could not run) or damaged: not a compile error of the config's own.
-        failed.message = std::string("no usable compile record: ") + e.what();
-        return finish(index, failed, false);
-      }
-      if (record.status != "ok") {
-        const std::string why =
-            record.signal.empty() ? first_error_line(record.log) : "the compiler died of " + record.signal;
-        failed.message = "did not compile" + (why.empty() ? std::string() : ": " + why) + "; log: " + record.log;
-        return finish(index, failed, false);
-      }
-      json request = {{"op", "measure"},
-                      {"key", key},
-                      {"entry", m.entry},
-                      {"config", {{"id", c.id}, {"names", names}, {"values", c.values},
-                                  {"cubin", (kernel_dir / c.cubin()).string()}}},
-                      {"rule", {{"min_samples", o.rule.min_samples},
-                                {"max_samples", o.rule.max_samples},
-                                {"target_rel_ci", o.rule.target_rel_ci},
-                                {"max_seconds", o.rule.max_seconds},
-                                {"abandon_factor", o.rule.abandon_factor},
-                                {"warmup", o.warmup}}},
-                      {"best_ms", ks.best_ms}};
-      // The DEFAULT config sets the pace: others get a generous multiple of its time.
-      const double limit_s = default_seconds < 0 ? o.first_timeout_s : o.timeout_floor_s + 10.0 * default_seconds;
-      limits[index] = limit_s;
-      pool.submit(index, std::move(request), std::chrono::milliseconds(static_cast<int64_t>(limit_s * 1000)));
-    };
-
-    // A measurement back from a GPU.
-    auto arrived = [&](GpuPool::Finished f) {
-      const std::size_t index = f.tag;
-      for (const auto& [phase, s] : f.phases) ks.phases[phase] += s;
-      ++ks.measured_on[f.gpu];
-      const auto& r = f.result;
-      Measurement result;
-      if (r.outcome == WorkerProcess::Outcome::Reply && r.reply.contains("fatal")) {
-        throw Error(m.kernel + " [" + ks.key + "]: " + terminal_text(r.reply["fatal"].get<std::string>(), 400));
-      } else if (r.outcome == WorkerProcess::Outcome::Reply) {
-        try {
-          result = Measurement::from_json(r.reply);
-          if (r.reply.contains("phases"))
-            for (const auto& [phase, s] : r.reply["phases"].items())
-              if (s.is_number()) ks.phases[phase] += s.get<double>();
-        } catch (const Error& e) {
-          result = Measurement{};
-          result.status = Status::Crashed;
-          result.message = std::string("the worker's reply was malformed: ") + e.what();
-        }
-        for (double ms : result.samples_ms) ks.samples_ms_total += ms;
-      } else if (r.outcome == WorkerProcess::Outcome::TimedOut) {
-        result.status = Status::TimedOut;
-        result.message = r.detail;
-        result.seconds = limits[index];
-      } else {
-        result.status = Status::Crashed;
-        result.message = "the worker died: " + r.detail;
-      }
-      limits.erase(index);
-      // When: the order and pace of the search, for `ktune report`'s curves.
-      result.at = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-      finish(index, result, true);
-    };
-
-    // One more proposal, within the budget; nullopt when the search is over. (Strategies
-    // propose the DEFAULT first: built by the build, it is measured first and sets the pace.)
-    auto next_proposal = [&]() -> std::optional<std::size_t> {
-      if (strategy->done() || out_of_time()) return std::nullopt;
-      if (o.budget.evaluations && proposed >= *o.budget.evaluations) return std::nullopt;
-      for (;;) {
-        auto one = strategy->propose(1);
-        if (one.empty()) return std::nullopt;
-        // A shard measures its share of an exhaustive search, and the DEFAULT that sets the pace.
-        if (o.shard && one[0] != default_index && one[0] % o.shard->count != o.shard->index) continue;
-        ++proposed;
-        return one[0];
-      }
-    };
-
-    std::size_t compiling = 0;  // of this key, in the pool
-    bool search_over = false;   // the strategy, the budget or the time has no more proposals
-    for (;;) {
-      // Keep every compile slot busy while the search has proposals, but run no further
-      // ahead of the results than the slots and GPUs need.
-      while (!search_over && compiles.free_slots() > 0 && compiling + ready.size() + pool.in_flight() < ahead_limit) {
-        auto index = next_proposal();
-        if (!index) {
-          search_over = true;
-          break;
-        }
-        const ManifestConfig c = m.configs[*index];
-        if (std::optional<Measurement> known = o.retune ? std::nullopt : db.find(fp, ks.key, c.id)) {
-          ++ks.from_db;
-          finish(*index, *known, false);
-          continue;
-        }
-        ++compiling;
-        compiles.submit(*index, c);
-        shown.compiling_what = m.describe(c.values);
-      }
-      while (!ready.empty() && pool.idle() > 0 && !out_of_time()) {
-        const std::size_t index = ready.front();
-        ready.pop_front();
-        start(index);
-      }
-      if (out_of_time()) ready.clear();  // compiled, never measured: the budget is spent
-      if (compiling == 0 && ready.empty() && pool.in_flight() == 0) {
-        if (search_over) break;
-        continue;  // everything in flight was answered without a GPU: propose more
-      }
-      // Wait for whichever comes first: a cubin, or a measurement. Time the GPUs stand idle
-      // with nothing compiled to measure is what the pipeline did not hide.
-      const bool gpus_wait = pool.in_flight() == 0 && ready.empty();
-      const auto wait_start = Clock::now();
-      bool progressed = false;
-      while (auto done = compiles.wait_for(std::chrono::milliseconds(progressed || pool.in_flight() > 0 ? 0 : 20))) {
-        --compiling;
-        ks.compiled_asked += done->compiled;
-        shown.compiled += done->compiled;
-        ready.push_back(done->tag);
-        progressed = true;
-      }
-      shown.compiling = compiling;
-      if (progressed) progress.update(shown, elapsed());
-      if (gpus_wait) ks.compile_wait_s += std::chrono::duration<double>(Clock::now() - wait_start).count();
-      if (pool.in_flight() > 0)
-        if (auto f = pool.wait_for(std::chrono::milliseconds(progressed ? 0 : 2))) arrived(std::move(*f));
-    }
-    ks.compile_s = compiles.busy_seconds() - busy_before;
-    ks.seconds = key_seconds();
-    summaries.push_back(ks);
+    progress.start_key(summaries.size(), ks.key, planned, g.elapsed());
+    g.shown.done = 0;
+    g.shown.best_ms = -1;
+    g.shown.best.clear();
+    summaries.push_back(KeySearch(g, key, std::move(ks), std::move(strategy)).run());
   }
-  progress.finish(elapsed());
+  progress.finish(g.elapsed());
 
-  return summarize(o, m, fp, gpu_indices, earlier_starts + pool.starts(), elapsed(), pool.dropped(), compiles.jobs(), db,
-                   summaries);
+  return summarize(o, m, fp, gpu_indices, earlier_starts + pool.starts(), g.elapsed(), pool.dropped(), compiles.jobs(),
+                   db, summaries);
 }
 
 }  // namespace
