@@ -231,25 +231,10 @@ void check_t1_language(const json& doc, std::string_view origin) {
                                                "(Kernel Tuner also runs OpenCL, HIP and C; tune those with it)");
 }
 
-T1Kernel read_t1_kernel(const json& doc, std::string_view origin) {
-  using namespace t1_kernel_json;
-  const Where w{std::string(origin)};
-  if (!doc.is_object() || !doc.contains("KernelSpecification"))
-    w.fail("the spec", "has no \"KernelSpecification\"; `ktune tune --t1` needs the kernel's name, file and "
-                       "arguments (T1 format, docs/t1.md)");
-  const json& ks = doc["KernelSpecification"];
-  if (!ks.is_object()) w.fail("KernelSpecification", "must be an object");
-  T1Kernel k;
+namespace {
+namespace t1_kernel_json {
 
-  check_t1_language(doc, origin);
-
-  if (!ks.contains("KernelName")) w.fail("KernelSpecification", "has no \"KernelName\"; name the __global__ function");
-  k.kernel_name = text(ks["KernelName"], w, "KernelSpecification.KernelName");
-  if (!is_c_identifier(k.kernel_name))
-    w.fail("KernelSpecification.KernelName", "\"" + k.kernel_name + "\" is not a C identifier; name the __global__ "
-                                             "function (templates and parameter-dependent names are not supported)");
-  if (ks.contains("KernelFile")) k.kernel_file = text(ks["KernelFile"], w, "KernelSpecification.KernelFile");
-
+void read_compiler_options(const json& ks, const Where& w, T1Kernel& k) {
   if (ks.contains("CompilerOptions") && !ks["CompilerOptions"].is_null()) {
     const json& opts = ks["CompilerOptions"];
     if (!opts.is_array()) w.fail("KernelSpecification.CompilerOptions", "must be a list of nvcc flags");
@@ -261,6 +246,9 @@ T1Kernel read_t1_kernel(const json& doc, std::string_view origin) {
     }
   }
 
+}
+
+void read_problem_size(const json& ks, const Where& w, T1Kernel& k) {
   if (ks.contains("ProblemSize") && !ks["ProblemSize"].is_null()) {
     const json& ps = ks["ProblemSize"];
     const json list = ps.is_array() ? ps : json::array({ps});
@@ -276,6 +264,10 @@ T1Kernel read_t1_kernel(const json& doc, std::string_view origin) {
     }
   }
 
+}
+
+// GridDivX/Y/Z, LocalSize and SharedMemory: how each config is launched.
+void read_launch_geometry(const json& ks, const Where& w, T1Kernel& k) {
   const char* axes[3] = {"X", "Y", "Z"};
   for (int d = 0; d < 3; ++d) {
     const std::string key = std::string("GridDiv") + axes[d];
@@ -302,6 +294,10 @@ T1Kernel read_t1_kernel(const json& doc, std::string_view origin) {
                                                      json_excerpt(ks["SharedMemory"]));
     k.shared_memory = static_cast<uint32_t>(*v);
   }
+}
+
+// Fields Kernel Tuner reads that ktune does not: refused by name, with what to do instead.
+void refuse_unsupported(const json& ks, const Where& w) {
   if (ks.contains("Stream") && !ks["Stream"].is_null())
     w.fail("KernelSpecification.Stream", "is not supported: ktune launches on its own stream; set it to null");
   if (ks.contains("SimulationInput") && !ks["SimulationInput"].is_null())
@@ -315,6 +311,10 @@ T1Kernel read_t1_kernel(const json& doc, std::string_view origin) {
     w.fail("KernelSpecification.GlobalSizeType", "\"" + ks["GlobalSizeType"].get<std::string>() +
                                                  "\" is not supported; use \"CUDA\"");
 
+}
+
+// The arguments in order; the outputs those marked "Output": 1, else the vectors written.
+void read_arguments(const json& ks, const Where& w, T1Kernel& k) {
   if (!ks.contains("Arguments"))
     w.fail("KernelSpecification", "has no \"Arguments\"; list the kernel's parameters in order");
   const json& args = ks["Arguments"];
@@ -348,6 +348,10 @@ T1Kernel read_t1_kernel(const json& doc, std::string_view origin) {
   if (!any_output)
     w.fail("KernelSpecification.Arguments", "has no output to check: mark the array the kernel writes with "
                                             "\"Output\": 1 (every config is compared with the Default config on it)");
+}
+
+// Search and Budget: the spec's strategy and budget, when it names them.
+void read_search(const json& doc, const Where& w, T1Kernel& k) {
   if (doc.contains("Search") && !doc["Search"].is_null()) {
     const json& s = doc["Search"];
     if (!s.is_object() || !s.contains("Name")) w.fail("Search", "must be an object with a \"Name\"");
@@ -378,6 +382,35 @@ T1Kernel read_t1_kernel(const json& doc, std::string_view origin) {
       }
     }
   }
+}
+
+}  // namespace t1_kernel_json
+}  // namespace
+
+T1Kernel read_t1_kernel(const json& doc, std::string_view origin) {
+  using namespace t1_kernel_json;
+  const Where w{std::string(origin)};
+  if (!doc.is_object() || !doc.contains("KernelSpecification"))
+    w.fail("the spec", "has no \"KernelSpecification\"; `ktune tune --t1` needs the kernel's name, file and "
+                       "arguments (T1 format, docs/t1.md)");
+  const json& ks = doc["KernelSpecification"];
+  if (!ks.is_object()) w.fail("KernelSpecification", "must be an object");
+  T1Kernel k;
+
+  check_t1_language(doc, origin);
+
+  if (!ks.contains("KernelName")) w.fail("KernelSpecification", "has no \"KernelName\"; name the __global__ function");
+  k.kernel_name = text(ks["KernelName"], w, "KernelSpecification.KernelName");
+  if (!is_c_identifier(k.kernel_name))
+    w.fail("KernelSpecification.KernelName", "\"" + k.kernel_name + "\" is not a C identifier; name the __global__ "
+                                             "function (templates and parameter-dependent names are not supported)");
+  if (ks.contains("KernelFile")) k.kernel_file = text(ks["KernelFile"], w, "KernelSpecification.KernelFile");
+  read_compiler_options(ks, w, k);
+  read_problem_size(ks, w, k);
+  read_launch_geometry(ks, w, k);
+  refuse_unsupported(ks, w);
+  read_arguments(ks, w, k);
+  read_search(doc, w, k);
   return k;
 }
 
