@@ -84,39 +84,29 @@ std::string gave_up_text(const Space& space, uint64_t max_points) {
          "; more than " + with_thousands(max_points) + " points were visited before the enumeration ended";
 }
 
-Plan make_plan(const PlanRequest& r) {
-  Plan plan;
-  Manifest& m = plan.manifest;
-  m.kernel = r.kernel;
-  m.source = r.source;
-  m.entry = r.entry.empty() ? r.kernel : r.entry;
-  if (!is_c_identifier(m.entry))
-    throw Error("ENTRY: '" + m.entry + "' is not a C identifier; name the kernel's extern \"C\" function");
-  m.compile = r.compile;
-  // One architecture unless told more: the list is compile.arch alone, its PTX for it too.
-  if (m.compile.archs.empty()) m.compile.archs = {m.compile.arch};
-  if (std::find(m.compile.archs.begin(), m.compile.archs.end(), m.compile.arch) == m.compile.archs.end())
-    throw Error("--arch " + m.compile.arch + " is not among --archs; the architecture tuned is one of those baked");
-  for (const auto& a : m.compile.archs)
-    if (!parse_cuda_arch(a)) throw Error("--archs: '" + terminal_text(a, 40) + "' is not a CUDA architecture like 90 or 90a");
-  if (!parse_cuda_arch(m.compile.arch))
-    throw Error("--arch: '" + terminal_text(m.compile.arch, 40) + "' is not a CUDA architecture like 90 or 90a");
-  m.compile.ptx_arch = r.ptx_arch;
-  if (!m.compile.ptx_target().empty() && !parse_cuda_arch(m.compile.ptx_target()))
-    throw Error("--ptx-arch: '" + terminal_text(m.compile.ptx_target(), 40) + "' is not a CUDA architecture like 90 or 90a");
-  m.spec.name = r.kernel;
-  Space space = build_space(r, m.spec.parameters);
-  for (const auto& p : m.spec.parameters)
-    if (std::string why = unbakeable_name(p.name, false); !why.empty())
-      throw Error("PARAMS: parameter '" + p.name + "' " + why + ", so the generated header cannot name it; rename the parameter");
-  NvccFlagRules flag_rules{{}, {}, "use ARCH (this kernel) or -DKTUNE_CUDA_ARCH (the project) instead"};
-  for (const auto& p : m.spec.parameters) flag_rules.parameters.push_back(p.name);
-  check_nvcc_flags(r.compile.flags, flag_rules,
-                   [&](std::size_t i) { return "FLAGS '" + terminal_text(r.compile.flags[i]) + "'"; });
-  m.spec.constraints = r.constraints;
-  m.product = space.product();
+namespace {
+namespace make_plan_steps {
 
-  // The whole space is counted: MAX_CONFIGS limits only what is compiled and measured whole.
+// The architectures: compile.arch among the listed ones, each a CUDA architecture.
+CompileSettings checked_compile(const PlanRequest& r) {
+  CompileSettings c = r.compile;
+  // One architecture unless told more: the list is compile.arch alone, its PTX for it too.
+  if (c.archs.empty()) c.archs = {c.arch};
+  if (std::find(c.archs.begin(), c.archs.end(), c.arch) == c.archs.end())
+    throw Error("--arch " + c.arch + " is not among --archs; the architecture tuned is one of those baked");
+  for (const auto& a : c.archs)
+    if (!parse_cuda_arch(a)) throw Error("--archs: '" + terminal_text(a, 40) + "' is not a CUDA architecture like 90 or 90a");
+  if (!parse_cuda_arch(c.arch))
+    throw Error("--arch: '" + terminal_text(c.arch, 40) + "' is not a CUDA architecture like 90 or 90a");
+  c.ptx_arch = r.ptx_arch;
+  if (!c.ptx_target().empty() && !parse_cuda_arch(c.ptx_target()))
+    throw Error("--ptx-arch: '" + terminal_text(c.ptx_target(), 40) + "' is not a CUDA architecture like 90 or 90a");
+  return c;
+}
+
+// The whole space is counted: MAX_CONFIGS limits only what is compiled and measured whole.
+// An empty space names the constraint that excludes the most on its own: the one to loosen.
+Enumeration valid_configs(const PlanRequest& r, const Space& space, Plan& plan) {
   Enumeration valid;
   try {
     valid = space.enumerate(kMaxValidConfigs, r.max_points);
@@ -130,7 +120,6 @@ Plan make_plan(const PlanRequest& r) {
                 "its own are bound), or raise -DKTUNE_MAX_POINTS=N");
   plan.rejected_by = valid.rejected_by;
   if (valid.size() == 0) {
-    // Name the constraint that excludes the most on its own: the one to loosen first.
     std::string why;
     uint64_t most = 0;
     for (std::size_t c = 0; c < r.constraints.size(); ++c) {
@@ -141,11 +130,16 @@ Plan make_plan(const PlanRequest& r) {
               "\" alone excludes " + with_thousands(excluded) + " of them";
       }
     }
-    throw Error("WHERE: the space is empty: none of its " + points_text(m.product) +
+    throw Error("WHERE: the space is empty: none of its " + points_text(space.product()) +
                 " points satisfies every constraint" + why +
                 ". Loosen the constraints or widen the parameters.");
   }
+  return valid;
+}
 
+// The DEFAULT: as given (a config of the space), else the first valid config.
+void choose_default(const PlanRequest& r, const Space& space, const Enumeration& valid, Plan& plan) {
+  Manifest& m = plan.manifest;
   const auto& names = space.names();
   if (!r.default_text.empty()) {
     try {
@@ -162,7 +156,12 @@ Plan make_plan(const PlanRequest& r) {
       m.spec.default_config.emplace_back(names[k], first[k]);
     m.default_id = config_id(names, first);
   }
+}
 
+// KEYS: each a set of dimension values, every key naming the same dimensions, none twice;
+// stored in the order key 1 declares its dimensions (the generated Key struct's fields).
+std::vector<std::vector<Assignment>> read_keys(const PlanRequest& r) {
+  std::vector<std::vector<Assignment>> keys;
   for (std::size_t i = 0; i < r.keys.size(); ++i) {
     std::vector<Assignment> key;
     try {
@@ -187,29 +186,58 @@ Plan make_plan(const PlanRequest& r) {
       return std::equal(a.begin(), a.end(), b.begin(), b.end(),
                         [](const Assignment& x, const Assignment& y) { return x.first == y.first; });
     };
-    if (!m.keys.empty() && !same_names(sorted(key), sorted(m.keys[0])))
+    if (!keys.empty() && !same_names(sorted(key), sorted(keys[0])))
       throw Error("KEYS: key " + std::to_string(i + 1) + " \"" + r.keys[i] +
                   "\" names other dimensions than key 1 \"" + r.keys[0] +
                   "\"; every key gives a value for the same dimensions");
-    for (const auto& earlier : m.keys)
+    for (const auto& earlier : keys)
       if (sorted(earlier) == sorted(key))
         throw Error("KEYS: key " + std::to_string(i + 1) + " \"" + r.keys[i] + "\" is listed twice");
-    if (!m.keys.empty()) {
+    if (!keys.empty()) {
       std::vector<Assignment> ordered;
-      for (const auto& [name, v] : m.keys[0])
+      for (const auto& [name, v] : keys[0])
         for (const auto& a : key)
           if (a.first == name) ordered.push_back(a);
       key = std::move(ordered);
     }
-    m.keys.push_back(std::move(key));
+    keys.push_back(std::move(key));
   }
+  return keys;
+}
 
+}  // namespace make_plan_steps
+}  // namespace
+
+Plan make_plan(const PlanRequest& r) {
+  using namespace make_plan_steps;
+  Plan plan;
+  Manifest& m = plan.manifest;
+  m.kernel = r.kernel;
+  m.source = r.source;
+  m.entry = r.entry.empty() ? r.kernel : r.entry;
+  if (!is_c_identifier(m.entry))
+    throw Error("ENTRY: '" + m.entry + "' is not a C identifier; name the kernel's extern \"C\" function");
+  m.compile = checked_compile(r);
+  m.spec.name = r.kernel;
+  Space space = build_space(r, m.spec.parameters);
+  for (const auto& p : m.spec.parameters)
+    if (std::string why = unbakeable_name(p.name, false); !why.empty())
+      throw Error("PARAMS: parameter '" + p.name + "' " + why + ", so the generated header cannot name it; rename the parameter");
+  NvccFlagRules flag_rules{{}, {}, "use ARCH (this kernel) or -DKTUNE_CUDA_ARCH (the project) instead"};
+  for (const auto& p : m.spec.parameters) flag_rules.parameters.push_back(p.name);
+  check_nvcc_flags(r.compile.flags, flag_rules,
+                   [&](std::size_t i) { return "FLAGS '" + terminal_text(r.compile.flags[i]) + "'"; });
+  m.spec.constraints = r.constraints;
+  m.product = space.product();
+  Enumeration valid = valid_configs(r, space, plan);
+  choose_default(r, space, valid, plan);
+  m.keys = read_keys(r);
   if (r.tuned)
     plan.search = choose_search(r.strategy, r.budget, r.seconds, valid.size(), r.max_configs, {"STRATEGY", "BUDGET"});
   // A space larger than what is measured whole is never compiled whole either.
   m.on_demand = valid.size() > r.eager_limit || valid.size() > r.max_configs;
   m.max_points = r.max_points;
-  m.configs = ManifestConfigs(names, std::move(valid));
+  m.configs = ManifestConfigs(space.names(), std::move(valid));
   return plan;
 }
 
