@@ -92,8 +92,12 @@ int main() {
   };
   for (int b = 0; b < kBatches + 5; ++b) {
     batch([&] { ktune_sgemm::launch(key, sgemm_launch(A, B, C, M, N, K), stream); }, dispatch_ns);
-    batch([&] { d->cuLaunchKernel(fn, l.grid.x, l.grid.y, l.grid.z, l.block.x, l.block.y, l.block.z,
-                                  l.shared_bytes, stream, args, nullptr); }, raw_ns);
+    batch(
+        [&] {
+          d->cuLaunchKernel(fn, l.grid.x, l.grid.y, l.grid.z, l.block.x, l.block.y, l.block.z, l.shared_bytes, stream,
+                            args, nullptr);
+        },
+        raw_ns);
     batch([&] { d->cuLaunchKernelEx(&cfg, fn, args, nullptr); }, raw_ex_ns);
   }
   d->check(d->cuStreamSynchronize(stream), "sync");
@@ -102,13 +106,13 @@ int main() {
   const double disp = median(dispatch_ns), raw = median(raw_ns), raw_ex = median(raw_ex_ns);
   std::printf("bench_dispatch: sgemm M=N=K=%d on the GPU, config %s chosen by %s\n", M, bc.id,
               choice.describe().c_str());
-  std::printf("  first call (choose + load module + launch): %8.1f us   (cuModuleLoadData alone: %.1f us)\n",
-              first_us, load_us);
+  std::printf("  first call (choose + load module + launch): %8.1f us   (cuModuleLoadData alone: %.1f us)\n", first_us,
+              load_us);
   std::printf("  cached launch, host time per launch (median of %d batches of %d):\n", kBatches, kBatch);
   std::printf("    ktune_sgemm::launch (template + lookup + cuLaunchKernelEx): %7.0f ns\n", disp);
   std::printf("    raw cuLaunchKernel:                                       %7.0f ns\n", raw);
   std::printf("    raw cuLaunchKernelEx:                                     %7.0f ns\n", raw_ex);
-  std::printf("  dispatcher / raw cuLaunchKernel = %.3fx (goal <= 1.05x); / raw cuLaunchKernelEx = %.3fx\n",
-              disp / raw, disp / raw_ex);
+  std::printf("  dispatcher / raw cuLaunchKernel = %.3fx (goal <= 1.05x); / raw cuLaunchKernelEx = %.3fx\n", disp / raw,
+              disp / raw_ex);
   return 0;
 }

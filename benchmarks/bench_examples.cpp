@@ -26,8 +26,8 @@ int main(int argc, char** argv) {
   cudaDeviceProp prop{};
   cudaGetDeviceProperties(&prop, 0);
   std::printf("examples on %s; median of 20 launches each, L2 flushed before every launch\n\n", prop.name);
-  std::printf("%-16s %-26s %10s %10s %8s %12s  %-12s %10s %12s %7s\n", "kernel", "key", "DEFAULT ms",
-              "tuned ms", "speedup", "tuned rate", "reference", "ref ms", "ref rate", "share");
+  std::printf("%-16s %-26s %10s %10s %8s %12s  %-12s %10s %12s %7s\n", "kernel", "key", "DEFAULT ms", "tuned ms",
+              "speedup", "tuned rate", "reference", "ref ms", "ref rate", "share");
   cudaStream_t stream;
   cudaStreamCreate(&stream);
   int failures = 0;

@@ -59,8 +59,8 @@ double peak_mib_of(const std::function<void()>& body) {
 }
 
 struct Reference {
-  const char* spec;      // relative to its directory
-  bool shared;           // in benchmark_hub (else benchmarks/spaces)
+  const char* spec;             // relative to its directory
+  bool shared;                  // in benchmark_hub (else benchmarks/spaces)
   double python_constraint2_s;  // published time for the same space (ICPP'25)
 };
 
@@ -87,9 +87,12 @@ int main(int argc, char** argv) {
   const fs::path source = argv[1], hub = argv[2];
 
   std::printf("1. Counting valid configs (Space::enumerate, median of 5 runs)\n");
-  std::printf("%-24s %12s %10s %12s %18s %8s\n", "space", "product", "valid", "ktune (s)", "python-constraint2", "ratio");
-  const Reference refs[] = {{"hotspot.T1.json", false, 2.68}, {"microhh.T1.json", false, 1.16},
-                            {"dedispersion_milo.T1.json", true, 0.117}, {"convolution_milo.T1.json", true, -1}};
+  std::printf("%-24s %12s %10s %12s %18s %8s\n", "space", "product", "valid", "ktune (s)", "python-constraint2",
+              "ratio");
+  const Reference refs[] = {{"hotspot.T1.json", false, 2.68},
+                            {"microhh.T1.json", false, 1.16},
+                            {"dedispersion_milo.T1.json", true, 0.117},
+                            {"convolution_milo.T1.json", true, -1}};
   for (const auto& ref : refs) {
     const fs::path file = ref.shared ? hub / ref.spec : source / "benchmarks" / "spaces" / ref.spec;
     const auto spec = ktune::read_t1_spec(ktune::read_json_file(file), file.string());
@@ -97,14 +100,16 @@ int main(int argc, char** argv) {
     std::size_t valid = 0;
     const double s = median_seconds(5, [&] { valid = space.enumerate().size(); });
     if (ref.python_constraint2_s > 0)
-      std::printf("%-24s %12llu %10zu %12.4f %17.3fs %7.0fx\n", ref.spec, static_cast<unsigned long long>(space.product()),
-                  valid, s, ref.python_constraint2_s, ref.python_constraint2_s / s);
+      std::printf("%-24s %12llu %10zu %12.4f %17.3fs %7.0fx\n", ref.spec,
+                  static_cast<unsigned long long>(space.product()), valid, s, ref.python_constraint2_s,
+                  ref.python_constraint2_s / s);
     else
       std::printf("%-24s %12llu %10zu %12.4f %18s %8s\n", ref.spec, static_cast<unsigned long long>(space.product()),
                   valid, s, "-", "-");
   }
-  std::printf("python-constraint2: the times its paper reports (its own machine) for hotspot (22.2 M -> 349,853),\n"
-              "MicroHH (1.17 M -> 138,600) and dedispersion (22,272 -> 11,130).\n\n");
+  std::printf(
+      "python-constraint2: the times its paper reports (its own machine) for hotspot (22.2 M -> 349,853),\n"
+      "MicroHH (1.17 M -> 138,600) and dedispersion (22,272 -> 11,130).\n\n");
 
   std::printf("2. A space of 940,896 valid configs, product 32^6 (each phase in its own process)\n");
   const fs::path dir = fs::temp_directory_path() / ("ktune_bench_spaces_" + std::to_string(::getpid()));
@@ -115,8 +120,8 @@ int main(int argc, char** argv) {
     const std::string text = plan.manifest.to_json().dump(1) + "\n";
     ktune::write_file_atomic(dir / "manifest.json", text);
     const std::string edges = ktune::cmake_edges(plan.manifest, dir, "/usr/bin/ktune");
-    std::printf("plan (enumerate, DEFAULT, search): %.3f s; %zu valid; manifest %zu bytes, configs.cmake %zu bytes\n", s,
-                plan.manifest.configs.size(), text.size(), edges.size());
+    std::printf("plan (enumerate, DEFAULT, search): %.3f s; %zu valid; manifest %zu bytes, configs.cmake %zu bytes\n",
+                s, plan.manifest.configs.size(), text.size(), edges.size());
     std::printf("search: %s\n", plan.search.why.c_str());
   });
   std::printf("plan peak memory: %.1f MiB\n", plan_mib);

@@ -97,8 +97,10 @@ int transfer(const std::vector<fs::path>& files, const std::vector<std::string>&
   constexpr double kPriorBudgets[] = {0.5, 1, 2};
   std::vector<Scored> spaces;
   for (const fs::path& f : files) spaces.emplace_back(ktune::ReplaySpace::from_cache_file(f));
-  std::printf("transfer: score with the other GPU's ranking as prior / without, mean best of %d seeds; "
-              "%zu proposal(s) in flight\n\n%-30s %-30s %-14s", seeds, in_flight, "target", "prior from", "strategy");
+  std::printf(
+      "transfer: score with the other GPU's ranking as prior / without, mean best of %d seeds; "
+      "%zu proposal(s) in flight\n\n%-30s %-30s %-14s",
+      seeds, in_flight, "target", "prior from", "strategy");
   for (double b : kPriorBudgets) std::printf("  %5.1f%% prior/cold", b);
   std::printf("\n");
   std::map<std::string, std::pair<double, double>> sums;  // strategy -> (prior, cold) at 1 %
@@ -131,7 +133,8 @@ int transfer(const std::vector<fs::path>& files, const std::vector<std::string>&
     return 1;
   }
   std::printf("\nmean over %d pair(s) at 1 %%: prior / cold\n", pairs);
-  for (const auto& [strategy, s] : sums) std::printf("  %-14s %.3f / %.3f\n", strategy.c_str(), s.first / pairs, s.second / pairs);
+  for (const auto& [strategy, s] : sums)
+    std::printf("  %-14s %.3f / %.3f\n", strategy.c_str(), s.first / pairs, s.second / pairs);
   return 0;
 }
 
@@ -154,10 +157,14 @@ int main(int argc, char** argv) {
       return 2;
     }
     ++a;
-    if (opt == "--data") data = argv[a];
-    else if (opt == "--seeds") seeds = std::atoi(argv[a]);
-    else if (opt == "--strategies") strategies = split(argv[a]);
-    else if (opt == "--in-flight") in_flight = static_cast<std::size_t>(std::max(1, std::atoi(argv[a])));
+    if (opt == "--data")
+      data = argv[a];
+    else if (opt == "--seeds")
+      seeds = std::atoi(argv[a]);
+    else if (opt == "--strategies")
+      strategies = split(argv[a]);
+    else if (opt == "--in-flight")
+      in_flight = static_cast<std::size_t>(std::max(1, std::atoi(argv[a])));
     else {
       std::fprintf(stderr, "usage: %s [--data DIR] [--seeds S] [--strategies a,b,...] [--in-flight N] [--prior]\n",
                    argv[0]);
@@ -175,8 +182,10 @@ int main(int argc, char** argv) {
   }
 
   if (prior) return transfer(files, strategies, seeds, in_flight);
-  std::printf("score = (R(n) - B(n)) / (R(n) - optimum), mean best of %d seeds; 1 = optimal, 0 = random; "
-              "%zu proposal(s) in flight\n\n", seeds, in_flight);
+  std::printf(
+      "score = (R(n) - B(n)) / (R(n) - optimum), mean best of %d seeds; 1 = optimal, 0 = random; "
+      "%zu proposal(s) in flight\n\n",
+      seeds, in_flight);
   std::printf("%-34s %-14s", "space", "strategy");
   for (double b : kBudgetsPct) std::printf(" %7.1f%%", b);
   std::printf("   mean  s/seed\n");
@@ -203,9 +212,8 @@ int main(int argc, char** argv) {
       const auto start = std::chrono::steady_clock::now();
       for (int seed = 0; seed < seeds; ++seed)
         for (std::size_t b = 0; b < budgets.size(); ++b) {
-          const ktune::SimulationResult r =
-              ktune::simulate(space, strategy, budgets[b], static_cast<uint64_t>(seed), nullptr, 0,
-                              ktune::proposals_ahead(in_flight, budgets[b]));
+          const ktune::SimulationResult r = ktune::simulate(space, strategy, budgets[b], static_cast<uint64_t>(seed),
+                                                            nullptr, 0, ktune::proposals_ahead(in_flight, budgets[b]));
           mean_best[b] += (r.best_ms ? *r.best_ms : worst) / seeds;
         }
       const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -18,7 +18,8 @@
 
 int main(int argc, char** argv) {
   if (argc < 8) {
-    std::fprintf(stderr, "usage: %s <db> <manifest> <kernel hash> <GPU> <SMs> <config id> <ms> [<key> [<cc>]]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s <db> <manifest> <kernel hash> <GPU> <SMs> <config id> <ms> [<key> [<cc>]]\n",
+                 argv[0]);
     return 2;
   }
   try {

@@ -65,15 +65,15 @@ int main(int argc, char** argv) {
     if (r == CUDA_SUCCESS) r = d->cuModuleGetFunction(&fn, module, argv[2]);
     if (r == CUDA_SUCCESS) r = d->cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, fn);
     if (r != CUDA_SUCCESS || regs <= 0) {
-      std::printf("FAIL: config %s: cubin %s did not load (CUresult %d)\n", c.id.c_str(),
-                  c.cubin().c_str(), static_cast<int>(r));
+      std::printf("FAIL: config %s: cubin %s did not load (CUresult %d)\n", c.id.c_str(), c.cubin().c_str(),
+                  static_cast<int>(r));
       ++bad;
       continue;
     }
     d->cuModuleUnload(module);
     ++loaded;
   }
-  std::printf("%s (sm_%s cubins) on %s: %d loaded, %d compile-failed, %d did not load\n",
-              m.kernel.c_str(), m.compile.arch.c_str(), name.c_str(), loaded, failed_compile, bad);
+  std::printf("%s (sm_%s cubins) on %s: %d loaded, %d compile-failed, %d did not load\n", m.kernel.c_str(),
+              m.compile.arch.c_str(), name.c_str(), loaded, failed_compile, bad);
   return (bad == 0 && loaded > 0) ? 0 : 1;
 }

@@ -71,8 +71,8 @@ std::vector<std::string> split(const std::string& list) {
 // The reply to one measure request, or no return at all (crash, hang, sticky exit).
 json measure(WorkerChannel& channel, const json& request) {
   const json& c = request.at("config");
-  const Config config(c.at("names").get<std::vector<std::string>>(),
-                      c.at("values").get<std::vector<int64_t>>(), c.value("id", ""));
+  const Config config(c.at("names").get<std::vector<std::string>>(), c.at("values").get<std::vector<int64_t>>(),
+                      c.value("id", ""));
   // The real worker's launch template throws on an unknown name; that is fatal.
   if (config.get_or("FATAL", 0) == 1) {
     try {
@@ -116,8 +116,7 @@ json measure(WorkerChannel& channel, const json& request) {
 }
 
 int run(int reply_fd) {
-  if (const char* starts = std::getenv("KTUNE_FAKE_STARTS"))
-    std::ofstream(starts, std::ios::app) << ::getpid() << "\n";
+  if (const char* starts = std::getenv("KTUNE_FAKE_STARTS")) std::ofstream(starts, std::ios::app) << ::getpid() << "\n";
   WorkerChannel channel(reply_fd);
   if (std::getenv("KTUNE_FAKE_NO_GPU")) {
     channel.reply({{"ready", false}, {"why", "fake: no GPU"}});
@@ -125,7 +124,8 @@ int run(int reply_fd) {
   }
   // The machine's GPUs, and which of them this worker sees (CUDA's rule: the listed
   // indices up to the first that does not exist).
-  std::vector<std::string> machine = split(std::getenv("KTUNE_FAKE_GPUS") ? std::getenv("KTUNE_FAKE_GPUS") : "Fake GPU");
+  std::vector<std::string> machine =
+      split(std::getenv("KTUNE_FAKE_GPUS") ? std::getenv("KTUNE_FAKE_GPUS") : "Fake GPU");
   std::vector<int> visible;
   if (const char* v = std::getenv("CUDA_VISIBLE_DEVICES"); v && *v) {
     for (const auto& entry : split(v)) {
@@ -147,8 +147,12 @@ int run(int reply_fd) {
     if (std::atoi(b.c_str()) == physical) bad_mode = b.substr(b.find(':') + 1);
   }
   if (bad_mode == "nostart") std::exit(3);
-  GpuIdentity gpu{.name = machine[physical], .cc_major = 9, .cc_minor = 0, .sm_count = 132,
-                  .driver_version = 13000, .l2_bytes = 50331648};
+  GpuIdentity gpu{.name = machine[physical],
+                  .cc_major = 9,
+                  .cc_minor = 0,
+                  .sm_count = 132,
+                  .driver_version = 13000,
+                  .l2_bytes = 50331648};
   channel.reply({{"ready", true}, {"gpu", gpu.to_json()}, {"visible_gpus", visible.size()}});
   while (auto request = channel.next_request()) {
     if (request->value("op", "") == "prepare") {
@@ -173,8 +177,8 @@ int run(int reply_fd) {
     // KTUNE_FAKE_EVENTS=<file>: "measure <config id>" appended per request, for tests of
     // what happens in which order.
     if (const char* events = std::getenv("KTUNE_FAKE_EVENTS"))
-      std::ofstream(events, std::ios::app) << "measure " << request->at("config").value("id", "") << " gpu "
-                                           << physical << "\n";
+      std::ofstream(events, std::ios::app)
+          << "measure " << request->at("config").value("id", "") << " gpu " << physical << "\n";
     if (bad_mode == "crash") crash();
     if (bad_mode == "hang") hang();
     channel.reply(measure(channel, *request));

@@ -52,8 +52,8 @@ ktune::Fingerprint fingerprint(const std::string& gpu, int sm_count = 132, const
   ktune::Fingerprint fp;
   fp.kernel_hash = hash;
   fp.nvcc_version = "13.0.88";
-  fp.gpu = {.name = gpu, .cc_major = 9, .cc_minor = 0, .sm_count = sm_count, .driver_version = driver,
-            .l2_bytes = 62914560};
+  fp.gpu = {
+      .name = gpu, .cc_major = 9, .cc_minor = 0, .sm_count = sm_count, .driver_version = driver, .l2_bytes = 62914560};
   return fp;
 }
 
@@ -131,7 +131,13 @@ const ktune::BakeEntry* entry_of(const ktune::BakeTable& t, const std::vector<in
   return nullptr;
 }
 
-std::string cubin_bytes(const std::string& tag) { return std::string("\x7f" "ELF\x02\x01", 6) + tag; }
+std::string cubin_bytes(const std::string& tag) {
+  return std::string(
+             "\x7f"
+             "ELF\x02\x01",
+             6) +
+         tag;
+}
 
 // Fake cubins, each with its own bytes: "\x7fELF..." + the config's id.
 fs::path cubins(const fs::path& dir, const std::vector<std::string>& config_ids) {
@@ -204,8 +210,8 @@ Scanned scan(const std::string& text) {
         decoded += static_cast<char>((text[i + 1] - '0') * 64 + (text[i + 2] - '0') * 8 + (text[i + 3] - '0'));
         i += 3;
       } else if (!plain(static_cast<unsigned char>(c))) {
-        s.problem = "raw byte " + std::to_string(static_cast<unsigned char>(c)) + " in a literal at byte " +
-                    std::to_string(i);
+        s.problem =
+            "raw byte " + std::to_string(static_cast<unsigned char>(c)) + " in a literal at byte " + std::to_string(i);
         return s;
       } else {
         decoded += c;
@@ -247,8 +253,10 @@ Toolchain toolchain() {
       t.cuda_include = dir;
       break;
     }
-  if (t.cuda_include.empty()) t.missing = "no cuda.h (CUDA toolkit) found";
-  else if (std::system("command -v c++ > /dev/null 2>&1") != 0) t.missing = "no host compiler `c++` on PATH";
+  if (t.cuda_include.empty())
+    t.missing = "no cuda.h (CUDA toolkit) found";
+  else if (std::system("command -v c++ > /dev/null 2>&1") != 0)
+    t.missing = "no host compiler `c++` on PATH";
   return t;
 }
 
@@ -260,15 +268,15 @@ std::string quoted(const fs::path& p) {
 
 // Compiles (syntax only, warnings as errors) `check_cpp` next to the generated files; "" when
 // it compiles, else the command and the compiler's output.
-std::string compile(const Toolchain& t, const fs::path& dir, const ktune::BakeSources& out,
-                    const std::string& kernel, const std::string& check_cpp) {
+std::string compile(const Toolchain& t, const fs::path& dir, const ktune::BakeSources& out, const std::string& kernel,
+                    const std::string& check_cpp) {
   write(dir / ("ktune_" + kernel + ".hpp"), out.header);
   write(dir / ("ktune_" + kernel + "_baked.cpp"), out.source);
   write(dir / "check.cpp", check_cpp);
   const fs::path log = dir / "compile.log";
   // ktune's and CUDA's headers as system headers: warnings count in the generated code only.
-  const std::string command = "c++ -std=c++20 -fsyntax-only -Wall -Wextra -Werror -I" + quoted(dir) +
-                              " -isystem " + quoted(t.tuner_include) + " -isystem " + quoted(t.cuda_include) + " " +
+  const std::string command = "c++ -std=c++20 -fsyntax-only -Wall -Wextra -Werror -I" + quoted(dir) + " -isystem " +
+                              quoted(t.tuner_include) + " -isystem " + quoted(t.cuda_include) + " " +
                               quoted(dir / "check.cpp") + " > " + quoted(log) + " 2>&1";
   if (std::system(command.c_str()) == 0) return "";
   return command + "\n" + read(log);
@@ -496,9 +504,9 @@ TEST(BakePlan, EntriesWhoseIdIsNotTheirValuesAreNeverChosen) {
   record(db, fp, key, id.b, ok(0.5));
   json doc = json::parse(read(db));
   json& configs = doc["fingerprints"][fp.digest()]["keys"][key];
-  configs[id.c] = {{"values", values_of(m, id.d)}, {"measurement", ok(0.01).to_json()}};  // swapped
+  configs[id.c] = {{"values", values_of(m, id.d)}, {"measurement", ok(0.01).to_json()}};            // swapped
   configs[id.d] = {{"values", {{"TM", 128}, {"TN", "128"}}}, {"measurement", ok(0.02).to_json()}};  // text
-  configs[id.a] = {{"values", json::object()}, {"measurement", ok(0.03).to_json()}};  // no values
+  configs[id.a] = {{"values", json::object()}, {"measurement", ok(0.03).to_json()}};                // no values
   write(db, doc.dump());
 
   const ktune::BakePlan plan = ktune::plan_bake(m, kHash, {tmp.path()}, {id.a, id.b, id.c, id.d});
@@ -532,7 +540,8 @@ TEST(BakePlan, EntriesOutsideTheSpaceAreLeftOutWithAWarning) {
   ASSERT_EQ(plan.tables[0].entries.size(), 1u);
   EXPECT_EQ(plan.tables[0].entries[0].config_id, id.b);
   const std::string warnings = joined(plan.warnings);
-  EXPECT_TRUE(contains(warnings, db.string() + ": left out 3 entries whose values are not a config of the kernel's space"))
+  EXPECT_TRUE(
+      contains(warnings, db.string() + ": left out 3 entries whose values are not a config of the kernel's space"))
       << warnings;
 }
 
@@ -648,7 +657,8 @@ TEST(BakeEmit, ConfigFieldsCubinsAndDefaultPtx) {
   EXPECT_TRUE(contains(out.source, "const int64_t values_0[] = {64LL, 64LL};")) << out.source;
   EXPECT_TRUE(contains(out.source, "{values_0, 2}, cubins_0, {ptx_0, sizeof ptx_0}}")) << out.source;
   EXPECT_TRUE(contains(out.source, "{values_1, 2}, cubins_1, {}}")) << out.source;
-  EXPECT_TRUE(contains(out.source, "const ktune::BakedCubin cubins_1[] = {\n  {{9, 0, false}, {cubin_1_0, sizeof cubin_1_0}},\n};"))
+  EXPECT_TRUE(contains(out.source,
+                       "const ktune::BakedCubin cubins_1[] = {\n  {{9, 0, false}, {cubin_1_0, sizeof cubin_1_0}},\n};"))
       << out.source;
   EXPECT_TRUE(contains(out.source, "\"sgemm\", \"sgemm_kernel\"")) << out.source;
   EXPECT_TRUE(contains(out.source, "const ktune::BakedArch cubin_archs[] = {{9, 0, false}};")) << out.source;
@@ -822,8 +832,8 @@ TEST(BakeEmit, HostileDbCannotInjectCode) {
   EXPECT_EQ(entry_of(plan.tables[0], {1024, 1024, 1024})->config_id, id.b);
   EXPECT_TRUE(contains(joined(plan.warnings), "2 key(s)")) << joined(plan.warnings);
 
-  const ktune::BakeSources out = ktune::emit_bake(plan, m, cubins(tmp.path() / "cubins", {id.a, id.b, id.d}),
-                                                  "// ptx \"); system(\"x\n");
+  const ktune::BakeSources out =
+      ktune::emit_bake(plan, m, cubins(tmp.path() / "cubins", {id.a, id.b, id.d}), "// ptx \"); system(\"x\n");
   for (const std::string* text : {&out.header, &out.source}) {
     const Scanned s = scan(*text);
     EXPECT_EQ(s.problem, "") << *text;
@@ -890,8 +900,12 @@ TEST(BakeEmit, GeneratedSourceCompiles) {
       "#include <type_traits>\n"
       "static_assert(sizeof(ktune_sgemm::Config) == 2 * sizeof(int64_t));\n"
       "static_assert(sizeof(ktune_sgemm::Key) == 3 * sizeof(int64_t));\n"
-      "constexpr char kName[] = " + ktune::cpp_string_literal(gpu_name) + ";\n"
-      "constexpr unsigned char kBytes[] = {" + bytes + "};\n"
+      "constexpr char kName[] = " +
+      ktune::cpp_string_literal(gpu_name) +
+      ";\n"
+      "constexpr unsigned char kBytes[] = {" +
+      bytes +
+      "};\n"
       "constexpr bool same() {\n"
       "  if (sizeof kName != sizeof kBytes + 1) return false;\n"
       "  for (unsigned i = 0; i < sizeof kBytes; ++i)\n"
@@ -918,7 +932,8 @@ TEST(BakeEmit, GeneratedSourceCompiles) {
   EXPECT_EQ(errors, "") << "--- header\n" << out.header << "--- source\n" << out.source;
   // The declared KEYS, in key_dims order, for demos and benchmarks.
   EXPECT_NE(out.source.find("const int64_t declared_keys[] = {1024LL, 1024LL, 1024LL, 4096LL, 4096LL, 4096LL};"),
-            std::string::npos) << out.source;
+            std::string::npos)
+      << out.source;
   EXPECT_NE(out.source.find("{declared_keys, 6}}"), std::string::npos);
 }
 
@@ -929,8 +944,8 @@ TEST(CppIdentifier, IdentifiersAndKeywords) {
     EXPECT_TRUE(ktune::is_cpp_identifier(good)) << good;
   for (const char* bad : {"", "1a", "a-b", "a b", "TM;int x", "x\n", "a.b", "$x", "T\xc3\xa9"})
     EXPECT_FALSE(ktune::is_cpp_identifier(bad)) << bad;
-  for (const char* keyword : {"class", "int", "template", "co_await", "requires", "concept", "char8_t", "and",
-                              "xor_eq", "final", "override", "import", "module", "nullptr", "true", "this"})
+  for (const char* keyword : {"class", "int", "template", "co_await", "requires", "concept", "char8_t", "and", "xor_eq",
+                              "final", "override", "import", "module", "nullptr", "true", "this"})
     EXPECT_FALSE(ktune::is_cpp_identifier(keyword)) << keyword;
   EXPECT_TRUE(ktune::is_cpp_identifier(std::string(200, 'x')));
   EXPECT_FALSE(ktune::is_cpp_identifier(std::string(201, 'x')));
@@ -961,8 +976,13 @@ TEST(CppStringLiteral, EverythingButPlainBytesIsAnOctalEscape) {
   EXPECT_EQ(ktune::cpp_string_literal("?\?/"), "\"\\077\\077/\"");
   EXPECT_EQ(ktune::cpp_string_literal("*/"), "\"\\052/\"");
   EXPECT_EQ(ktune::cpp_string_literal("\n"), "\"\\012\"");
-  EXPECT_EQ(ktune::cpp_string_literal(std::string("\0" "7", 2)), "\"\\0007\"");  // never "\07"
-  EXPECT_EQ(ktune::cpp_string_literal("\x01" "23"), "\"\\00123\"");
+  EXPECT_EQ(ktune::cpp_string_literal(std::string("\0"
+                                                  "7",
+                                                  2)),
+            "\"\\0007\"");  // never "\07"
+  EXPECT_EQ(ktune::cpp_string_literal("\x01"
+                                      "23"),
+            "\"\\00123\"");
   EXPECT_EQ(ktune::cpp_string_literal("\xff"), "\"\\377\"");
 
   // Every byte value, in a row: each plain byte as itself, any other as \ooo, and the
@@ -1008,7 +1028,8 @@ ktune::Manifest fleet_manifest() {
   return m;
 }
 
-std::map<std::string, ktune::BakeArch> fleet_archs(const std::set<std::string>& ok80, const std::set<std::string>& ok90) {
+std::map<std::string, ktune::BakeArch> fleet_archs(const std::set<std::string>& ok80,
+                                                   const std::set<std::string>& ok90) {
   return {{"80", {"hash-80", [ok80](const std::string& id) { return ok80.count(id) > 0; }}},
           {"90", {"hash-90", [ok90](const std::string& id) { return ok90.count(id) > 0; }}}};
 }
@@ -1035,10 +1056,13 @@ TEST(BakePlan, EachTableGoesToTheListedArchitectureItsGpuRuns) {
   EXPECT_EQ(table_of(plan, "NVIDIA A10")->arch, "80");  // sm_86 runs sm_80 cubins
   EXPECT_EQ(table_of(plan, "NVIDIA A100-PCIE-40GB"), nullptr);
   const std::string w = joined(plan.warnings);
-  EXPECT_TRUE(contains(w, "Tesla T4 (" + (tmp.path() / "t4.json").string() + ") is sm_75, which none of the "
-                          "architectures this build lists (80, 90) runs cubins for: no GPU could choose its table")) << w;
-  EXPECT_TRUE(contains(w, "Imported GPU (" + (tmp.path() / "unknown.json").string() +
-                          ") records compute capability 0.0")) << w;
+  EXPECT_TRUE(contains(w, "Tesla T4 (" + (tmp.path() / "t4.json").string() +
+                              ") is sm_75, which none of the "
+                              "architectures this build lists (80, 90) runs cubins for: no GPU could choose its table"))
+      << w;
+  EXPECT_TRUE(
+      contains(w, "Imported GPU (" + (tmp.path() / "unknown.json").string() + ") records compute capability 0.0"))
+      << w;
   EXPECT_TRUE(contains(w, "1 fingerprint(s) of an earlier version")) << w;
 
   // A winner whose sm_80 cubin did not compile gives way to the next best of that table.
@@ -1055,13 +1079,16 @@ TEST(BakeEmit, EachConfigCarriesTheCubinsOfItsTablesArchitectures) {
   const Ids id = ids(m);
   const std::string key = key_text(1024, 1024, 1024);
   record(tmp.path() / "dbs" / "h200.json", fingerprint_cc("NVIDIA H200", 9, 0, "hash-90"), key, id.b, ok(0.5));
-  record(tmp.path() / "dbs" / "a100.json", fingerprint_cc("NVIDIA A100-SXM4-80GB", 8, 0, "hash-80"), key, id.c, ok(0.9));
+  record(tmp.path() / "dbs" / "a100.json", fingerprint_cc("NVIDIA A100-SXM4-80GB", 8, 0, "hash-80"), key, id.c,
+         ok(0.9));
   const std::set<std::string> all{id.a, id.b, id.c, id.d};
   const ktune::BakePlan plan = ktune::plan_bake_archs(m, fleet_archs(all, all), {tmp.path() / "dbs"});
   ASSERT_EQ(plan.tables.size(), 2u);
   const fs::path kernel = tmp.path() / "kernel";
-  for (const auto& i : {id.a, id.b, id.c}) write(kernel / "cubins" / (i + ".cubin"), cubin_bytes("9:" + i.substr(0, 12)));
-  for (const auto& i : {id.a, id.c}) write(kernel / "sm_80" / "cubins" / (i + ".cubin"), cubin_bytes("8:" + i.substr(0, 12)));
+  for (const auto& i : {id.a, id.b, id.c})
+    write(kernel / "cubins" / (i + ".cubin"), cubin_bytes("9:" + i.substr(0, 12)));
+  for (const auto& i : {id.a, id.c})
+    write(kernel / "sm_80" / "cubins" / (i + ".cubin"), cubin_bytes("8:" + i.substr(0, 12)));
   const ktune::BakeSources out = ktune::emit_bake(plan, m, kernel / "cubins", ".version 9.0\n");
   // The DEFAULT for both, the H200's winner for sm_90 only, the A100's for sm_80 only.
   EXPECT_TRUE(contains(out.source, "const ktune::BakedArch cubin_archs[] = {{8, 0, false}, {9, 0, false}};"));
@@ -1072,7 +1099,8 @@ TEST(BakeEmit, EachConfigCarriesTheCubinsOfItsTablesArchitectures) {
     const std::size_t from = out.source.find(name);
     return out.source.substr(from, out.source.find("};", from) - from);
   };
-  EXPECT_TRUE(contains(cubins_of(id.a), "{8, 0, false}") && contains(cubins_of(id.a), "{9, 0, false}")) << cubins_of(id.a);
+  EXPECT_TRUE(contains(cubins_of(id.a), "{8, 0, false}") && contains(cubins_of(id.a), "{9, 0, false}"))
+      << cubins_of(id.a);
   EXPECT_FALSE(contains(cubins_of(id.b), "{8, 0, false}")) << cubins_of(id.b);
   EXPECT_TRUE(contains(cubins_of(id.b), "{9, 0, false}")) << cubins_of(id.b);
   EXPECT_TRUE(contains(cubins_of(id.c), "{8, 0, false}")) << cubins_of(id.c);
@@ -1081,8 +1109,10 @@ TEST(BakeEmit, EachConfigCarriesTheCubinsOfItsTablesArchitectures) {
   EXPECT_FALSE(contains(out.source, array_text(cubin_bytes("9:" + id.c.substr(0, 12)))));
   EXPECT_EQ(out.sizes.at("80").cubins, 2u);
   EXPECT_EQ(out.sizes.at("90").cubins, 2u);
-  EXPECT_TRUE(contains(out.size_line(), "sm_80: 2 cubins, 1 KiB; sm_90: 2 cubins, 1 KiB; PTX 1 KiB")) << out.size_line();
+  EXPECT_TRUE(contains(out.size_line(), "sm_80: 2 cubins, 1 KiB; sm_90: 2 cubins, 1 KiB; PTX 1 KiB"))
+      << out.size_line();
   // A missing sm_80 cubin is named with its path.
   fs::remove(kernel / "sm_80" / "cubins" / (id.c + ".cubin"));
-  EXPECT_TRUE(contains(emit_error(plan, m, kernel / "cubins"), (kernel / "sm_80" / "cubins" / (id.c + ".cubin")).string()));
+  EXPECT_TRUE(
+      contains(emit_error(plan, m, kernel / "cubins"), (kernel / "sm_80" / "cubins" / (id.c + ".cubin")).string()));
 }

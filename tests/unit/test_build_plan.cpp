@@ -47,8 +47,7 @@ TEST(BuildPlan, SgemmExample) {
   EXPECT_EQ(m.configs.size(), 117u);
   EXPECT_FALSE(plan.default_chosen);
   EXPECT_EQ(m.default_id,
-            ktune::config_id(std::vector<std::string>{"TM", "TN", "TK", "OCC"},
-                             std::vector<int64_t>{64, 64, 16, 1}));
+            ktune::config_id(std::vector<std::string>{"TM", "TN", "TK", "OCC"}, std::vector<int64_t>{64, 64, 16, 1}));
 }
 
 TEST(BuildPlan, ManifestRoundTrip) {
@@ -81,8 +80,7 @@ TEST(BuildPlan, CmakeEdgesAreOneLinePerConfig) {
   EXPECT_EQ(lines, m.configs.size() + 4);  // + comment, DEFAULT id, on-demand flag, PTX command
   EXPECT_NE(text.find("set(_ktune_default_id " + m.default_id + ")\n"), std::string::npos);
   EXPECT_NE(text.find("set(_ktune_on_demand FALSE)\n"), std::string::npos);
-  EXPECT_NE(text.find(";-DTM=32;-DTN=32;-DTK=8;-DOCC=1;-Dmaxnreg=128;-maxrregcount=128;-MD;"),
-            std::string::npos);
+  EXPECT_NE(text.find(";-DTM=32;-DTN=32;-DTK=8;-DOCC=1;-Dmaxnreg=128;-maxrregcount=128;-MD;"), std::string::npos);
   EXPECT_NE(text.find(";-DTM=32;-DTN=32;-DTK=8;-DOCC=1;-Dmaxnreg=0;-MD;"), std::string::npos);
   EXPECT_NE(text.find("\"/bin/ktune;compile;--record;/b/k/records/"), std::string::npos);
   EXPECT_NE(text.find("set(_ktune_default_ptx_command \"nvcc;-ptx;-arch=compute_90;-O3;"), std::string::npos);
@@ -181,8 +179,7 @@ TEST(BuildPlan, ErrorsNameTheArgument) {
   r.constraints.push_back("TM > 1000");
   std::string empty = plan_error(r);
   EXPECT_NE(empty.find("the space is empty"), std::string::npos) << empty;
-  EXPECT_NE(empty.find("constraint 3 \"TM > 1000\" alone excludes 144 of them"), std::string::npos)
-      << empty;
+  EXPECT_NE(empty.find("constraint 3 \"TM > 1000\" alone excludes 144 of them"), std::string::npos) << empty;
 
   // MAX_CONFIGS limits what is measured whole: exhaustive search of more is refused, no
   // strategy gets the default one within a budget, and either way the space is counted.

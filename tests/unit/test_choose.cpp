@@ -72,10 +72,8 @@ const int64_t kKey4096[] = {4096, 4096, 4096};
 // and the PTX); 1-3 won on the cc 9.0 tables (sm_90 cubins only), 4 on the A100 (sm_80 only).
 const BakedArch kFleetArchs[] = {kSm80, kSm90};
 const BakedConfig kFleetConfigs[] = {
-    {"0000000000000000", kValues0, kCubins80And90, kPtx},
-    {"1111111111111111", kValues1, kCubins90, {}},
-    {"2222222222222222", kValues2, kCubins90, {}},
-    {"3333333333333333", kValues3, kCubins90, {}},
+    {"0000000000000000", kValues0, kCubins80And90, kPtx}, {"1111111111111111", kValues1, kCubins90, {}},
+    {"2222222222222222", kValues2, kCubins90, {}},        {"3333333333333333", kValues3, kCubins90, {}},
     {"4444444444444444", kValues4, kCubins80, {}},
 };
 
@@ -266,8 +264,8 @@ TEST(Choose, SameArchMemoryBreaksAnSmTie) {
   EXPECT_EQ(unknown.table, &gpus[0]);
 
   // The SM count comes before memory.
-  const ktune::Choice fewer_sms = ktune::choose(kernel(), {"NVIDIA H100 NVL", 9, 0, 120, 141 * kGiB},
-                                                key(1024, 1024, 1024));
+  const ktune::Choice fewer_sms =
+      ktune::choose(kernel(), {"NVIDIA H100 NVL", 9, 0, 120, 141 * kGiB}, key(1024, 1024, 1024));
   EXPECT_EQ(fewer_sms.table, &kH100Pcie);
 }
 
@@ -295,10 +293,8 @@ TEST(Choose, SameMajorPrefersTheHighestMinorNotAboveTheGpus) {
   // Ampere and Ada baked for 80, 86 and 89: each table's winner has its own architecture's cubin.
   const BakedArch archs[] = {kSm80, kSm86, kSm89};
   const BakedConfig configs[] = {
-      {"0000000000000000", kValues0, kCubins80To89, kPtx},
-      {"1111111111111111", kValues1, kCubins80, {}},
-      {"2222222222222222", kValues2, kCubins86, {}},
-      {"3333333333333333", kValues3, kCubins89, {}},
+      {"0000000000000000", kValues0, kCubins80To89, kPtx}, {"1111111111111111", kValues1, kCubins80, {}},
+      {"2222222222222222", kValues2, kCubins86, {}},       {"3333333333333333", kValues3, kCubins89, {}},
       {"4444444444444444", kValues4, kCubins80, {}},
   };
   const BakedEntry a100_entries[] = {{kKey1024, 1, 0.3}};
@@ -356,8 +352,8 @@ TEST(Choose, OlderArchitectureThrowsNamingTheArchitectures) {
     EXPECT_NE(message.find(part), std::string::npos) << part << " not in: " << message;
 
   // No PTX baked at all (every architecture "-real"): said so.
-  const std::string no_ptx = error_of(kernel(kFleetGpus, kFleetConfigs, kFleetArchs, kNoPtx), kB200Gpu,
-                                      key(1024, 1024, 1024));
+  const std::string no_ptx =
+      error_of(kernel(kFleetGpus, kFleetConfigs, kFleetArchs, kNoPtx), kB200Gpu, key(1024, 1024, 1024));
   EXPECT_NE(no_ptx.find("PTX was not built"), std::string::npos) << no_ptx;
 }
 
@@ -446,10 +442,8 @@ TEST(Choose, NoCubinsLoadsPtx) {
 
   // Where winners have PTX of their own, they run through the JIT.
   const BakedConfig all_ptx[] = {
-      {"0000000000000000", kValues0, kCubins80And90, kPtx},
-      {"1111111111111111", kValues1, kCubins90, kPtx},
-      {"2222222222222222", kValues2, kCubins90, kPtx},
-      {"3333333333333333", kValues3, kCubins90, kPtx},
+      {"0000000000000000", kValues0, kCubins80And90, kPtx}, {"1111111111111111", kValues1, kCubins90, kPtx},
+      {"2222222222222222", kValues2, kCubins90, kPtx},      {"3333333333333333", kValues3, kCubins90, kPtx},
       {"4444444444444444", kValues4, kCubins80, kPtx},
   };
   const ktune::Choice e = ktune::choose(kernel(kFleetGpus, all_ptx), kH200Gpu, key(1024, 1024, 1024), ptx_only);
@@ -483,7 +477,8 @@ TEST(Choose, ArchSpecificCubinsRunOnTheirArchitectureOnly) {
   EXPECT_NE(message.find("compute_90a"), std::string::npos) << message;
 
   // sm_90a cubins with plain compute_90 PTX: the PTX on 9.1.
-  const ktune::Choice mixed = ktune::choose(kernel(h200, configs90a, archs90a, kSm90), hopper_next, key(1024, 1024, 1024));
+  const ktune::Choice mixed =
+      ktune::choose(kernel(h200, configs90a, archs90a, kSm90), hopper_next, key(1024, 1024, 1024));
   EXPECT_EQ(mixed.rule, Rule::Default);
   EXPECT_EQ(mixed.describe(), "default (compute_90 PTX, JIT)");
 
@@ -560,8 +555,7 @@ TEST(KeyDistance, LogSpaceEuclidean) {
   EXPECT_EQ(ktune::key_distance(a, a), 0);
   EXPECT_NEAR(ktune::key_distance(a, std::vector<int64_t>{2048, 1024, 1024}), std::log(2.0), 1e-12);
   EXPECT_NEAR(ktune::key_distance(a, std::vector<int64_t>{512, 1024, 1024}), std::log(2.0), 1e-12);
-  EXPECT_NEAR(ktune::key_distance(a, std::vector<int64_t>{2048, 2048, 1024}), std::sqrt(2.0) * std::log(2.0),
-              1e-12);
+  EXPECT_NEAR(ktune::key_distance(a, std::vector<int64_t>{2048, 2048, 1024}), std::sqrt(2.0) * std::log(2.0), 1e-12);
 
   const std::vector<int64_t> b{3, 70000, 12};
   const std::vector<int64_t> c{1000, 5, 12};
@@ -578,8 +572,7 @@ TEST(KeyDistance, LogSpaceEuclidean) {
 TEST(Choose, DescribeNamesRuleGpuAndImage) {
   const BakedKernel k = kernel();
   EXPECT_EQ(ktune::choose(k, kH200Gpu, key(1024, 1024, 1024)).describe(), "exact on NVIDIA H200 (sm_90 cubin)");
-  EXPECT_EQ(ktune::choose(k, kH200Gpu, key(1000, 1024, 1024)).describe(),
-            "nearest-key on NVIDIA H200 (sm_90 cubin)");
+  EXPECT_EQ(ktune::choose(k, kH200Gpu, key(1000, 1024, 1024)).describe(), "nearest-key on NVIDIA H200 (sm_90 cubin)");
   EXPECT_EQ(ktune::choose(k, kH100SxmGpu, key(1024, 1024, 1024)).describe(), "same-arch on NVIDIA H200 (sm_90 cubin)");
   EXPECT_EQ(ktune::choose(k, kA10Gpu, key(1024, 1024, 1024)).describe(),
             "same-major on NVIDIA A100-SXM4-80GB (sm_80 cubin)");
@@ -626,8 +619,9 @@ TEST(ChooseTable, FakeGpus) {
   };
   const BakedKernel k = kernel();
   const std::vector<int64_t> tuned = key(1024, 1024, 1024);
-  std::printf("The choice table for fake GPUs: sgemm baked for sm_80 and sm_90 (PTX compute_90),\n"
-              "tuned on NVIDIA H200, NVIDIA H100 PCIe and NVIDIA A100-SXM4-80GB; key M=N=K=1024\n\n");
+  std::printf(
+      "The choice table for fake GPUs: sgemm baked for sm_80 and sm_90 (PTX compute_90),\n"
+      "tuned on NVIDIA H200, NVIDIA H100 PCIe and NVIDIA A100-SXM4-80GB; key M=N=K=1024\n\n");
   std::printf("  %-24s %-5s %4s %8s   %s\n", "GPU", "cc", "SMs", "memory", "choice");
   for (const Row& row : rows) {
     std::string got;

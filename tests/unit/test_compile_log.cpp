@@ -19,8 +19,11 @@ using ktune::test_support::read;
 
 // A "compiler" whose command line itself says "error" (as -Werror would), and that fails.
 ktune::CompileJob failing_job(const fs::path& dir) {
-  return {dir / "records/1ede47b008f641de.json", dir / "logs/1ede47b008f641de.log",
-          dir / "cubins/1ede47b008f641de.cubin", dir / "deps/1ede47b008f641de.d", dir / "k.cu",
+  return {dir / "records/1ede47b008f641de.json",
+          dir / "logs/1ede47b008f641de.log",
+          dir / "cubins/1ede47b008f641de.cubin",
+          dir / "deps/1ede47b008f641de.d",
+          dir / "k.cu",
           {"sh", "-c", "echo 'k.cu(5): error: identifier \"BROWZ\" is undefined' >&2; exit 2", "-Werror"},
           "BLOCK=128 UNROLL=2"};
 }
@@ -35,7 +38,8 @@ TEST(CompileLog, StartsWithTheConfigAndTheCommand) {
   EXPECT_EQ(log.rfind("# ktune: config BLOCK=128 UNROLL=2\n# ktune: command sh -c 'echo '\\''k.cu(5)", 0), 0u) << log;
   EXPECT_NE(log.find("-Werror\nk.cu(5): error: identifier \"BROWZ\" is undefined\n"), std::string::npos) << log;
   EXPECT_NE(err.find("warning: config BLOCK=128 UNROLL=2 (1ede47b008f641de) did not compile (exit code 2)"),
-            std::string::npos) << err;
+            std::string::npos)
+      << err;
   const ktune::CompileRecord r = ktune::CompileRecord::read(job.record);
   EXPECT_EQ(r.status, "compile-failed");
   EXPECT_EQ(r.config, "BLOCK=128 UNROLL=2");
@@ -68,8 +72,6 @@ TEST(CompileLog, TheRecordsConfigIsOneLineOfText) {
   EXPECT_THROW(ktune::CompileRecord::from_json(doc, "c.json"), ktune::Error);
 }
 
-TEST(CompileLog, FirstErrorLineOfNoLogIsEmpty) {
-  EXPECT_EQ(ktune::first_error_line("/nonexistent/ktune/c.log"), "");
-}
+TEST(CompileLog, FirstErrorLineOfNoLogIsEmpty) { EXPECT_EQ(ktune::first_error_line("/nonexistent/ktune/c.log"), ""); }
 
 }  // namespace

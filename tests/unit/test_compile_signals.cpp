@@ -26,8 +26,9 @@ struct Killed {
 
 // A "compiler" that writes a line to its log, then kills itself with `sig`.
 ktune::CompileJob job_killed_by(const fs::path& dir, int sig) {
-  return {dir / "records/c.json", dir / "logs/c.log", dir / "cubins/c.cubin", dir / "deps/c.d", dir / "k.cu",
-          {"sh", "-c", "echo compiling; kill -" + std::to_string(sig) + " $$"}};
+  return {dir / "records/c.json", dir / "logs/c.log",
+          dir / "cubins/c.cubin", dir / "deps/c.d",
+          dir / "k.cu",           {"sh", "-c", "echo compiling; kill -" + std::to_string(sig) + " $$"}};
 }
 
 class CrashSignal : public testing::TestWithParam<int> {};
@@ -72,8 +73,8 @@ INSTANTIATE_TEST_SUITE_P(CompileSignals, InterruptSignal, testing::Values(SIGINT
 TEST(CompileSignals, ACompilerThatCannotStartSaysWhy) {
   ktune::test_support::TempDir tmp;
   const fs::path dir = tmp.path();
-  ktune::CompileJob job{dir / "records/c.json", dir / "logs/c.log", dir / "cubins/c.cubin", dir / "deps/c.d",
-                        dir / "k.cu", {"true"}};
+  ktune::CompileJob job{dir / "records/c.json", dir / "logs/c.log", dir / "cubins/c.cubin",
+                        dir / "deps/c.d",       dir / "k.cu",       {"true"}};
   for (int i = 0; i < 64; ++i) job.command.push_back(std::string(128 * 1024 - 1, 'x'));  // 8 MiB
   testing::internal::CaptureStderr();
   const ktune::CompileOutcome outcome = ktune::run_compile_job(job);

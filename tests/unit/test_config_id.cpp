@@ -6,8 +6,7 @@ using S = std::vector<std::string>;
 using V = std::vector<int64_t>;
 
 TEST(ConfigId, IndependentOfDeclarationOrder) {
-  EXPECT_EQ(ktune::config_id(S{"TM", "TN", "TK"}, V{64, 32, 8}),
-            ktune::config_id(S{"TK", "TM", "TN"}, V{8, 64, 32}));
+  EXPECT_EQ(ktune::config_id(S{"TM", "TN", "TK"}, V{64, 32, 8}), ktune::config_id(S{"TK", "TM", "TN"}, V{8, 64, 32}));
 }
 
 TEST(ConfigId, DiffersWhenAValueOrNameDiffers) {

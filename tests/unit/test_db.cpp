@@ -32,8 +32,7 @@ ktune::Fingerprint fingerprint(const std::string& gpu = "NVIDIA H200") {
   ktune::Fingerprint fp;
   fp.kernel_hash = "0123456789abcdef";
   fp.nvcc_version = "13.0.88";
-  fp.gpu = {.name = gpu, .cc_major = 9, .cc_minor = 0, .sm_count = 132,
-            .driver_version = 13000, .l2_bytes = 62914560};
+  fp.gpu = {.name = gpu, .cc_major = 9, .cc_minor = 0, .sm_count = 132, .driver_version = 13000, .l2_bytes = 62914560};
   return fp;
 }
 
@@ -50,16 +49,14 @@ const std::string kKey = "K=4096,M=4096,N=4096";
 
 // An entry's id is the id of its values: readers drop any other.
 std::string id_of(const json& values) { return ktune::config_id_of(values); }
-const std::string kA = id_of({{"TM", 64}}), kB = id_of({{"TM", 32}}), kC = id_of({{"TM", 16}}),
-                  kD = id_of({{"TM", 8}});
+const std::string kA = id_of({{"TM", 64}}), kB = id_of({{"TM", 32}}), kC = id_of({{"TM", 16}}), kD = id_of({{"TM", 8}});
 
 // A valid DB file with one measurement, as text.
 std::string one_entry_db() {
   const ktune::Fingerprint fp = fingerprint();
   json doc = {{"schema", "ktune.db"}, {"schema_version", 1}, {"kernel", "sgemm"}};
   json entry = {{"values", {{"TM", 64}}}, {"measurement", timed(1).to_json()}};
-  doc["fingerprints"][fp.digest()] = {{"fingerprint", fp.to_json()},
-                                      {"keys", {{kKey, {{kA, entry}}}}}};
+  doc["fingerprints"][fp.digest()] = {{"fingerprint", fp.to_json()}, {"keys", {{kKey, {{kA, entry}}}}}};
   return doc.dump(1);
 }
 
@@ -120,8 +117,7 @@ TEST(Db, RecordManyIsOneWriteAllOrNothing) {
   TempDir tmp;
   const fs::path path = tmp.path() / "sgemm.json";
   std::vector<ktune::DbRecord> batch;
-  for (int i = 0; i < 50; ++i)
-    batch.push_back({fingerprint(), kKey, id_of({{"TM", i}}), {{"TM", i}}, timed(1 + i)});
+  for (int i = 0; i < 50; ++i) batch.push_back({fingerprint(), kKey, id_of({{"TM", i}}), {{"TM", i}}, timed(1 + i)});
   batch.push_back({fingerprint("NVIDIA H100"), "K=1,M=1,N=1", id_of({{"TM", 1}}), {{"TM", 1}}, timed(9)});
   {
     ktune::Db db(path, "sgemm");
@@ -186,8 +182,7 @@ TEST(Db, ReloadSeesAnotherWriter) {
   second.record(fingerprint(), kKey, id_of({{"TM", 16}}), {{"TM", 16}}, timed(3));
   first.record(fingerprint(), kKey, id_of({{"TM", 8}}), {{"TM", 8}}, timed(4));
   ktune::Db fresh(path, "sgemm");
-  for (const std::string& id : {kA, kB, kC, kD})
-    EXPECT_TRUE(fresh.find(fingerprint(), kKey, id)) << id;
+  for (const std::string& id : {kA, kB, kC, kD}) EXPECT_TRUE(fresh.find(fingerprint(), kKey, id)) << id;
 }
 
 TEST(Db, TwoProcessesWritingAtOnceLoseNothing) {
@@ -203,8 +198,8 @@ TEST(Db, TwoProcessesWritingAtOnceLoseNothing) {
       try {
         ktune::Db db(path, "sgemm");
         for (int i = 0; i < kPerWriter; ++i)
-          db.record(fingerprint(), kKey, id_of({{"TM", writer * kPerWriter + i}}),
-                    {{"TM", writer * kPerWriter + i}}, timed(1 + i));
+          db.record(fingerprint(), kKey, id_of({{"TM", writer * kPerWriter + i}}), {{"TM", writer * kPerWriter + i}},
+                    timed(1 + i));
       } catch (...) {
         rc = 1;
       }
@@ -224,8 +219,7 @@ TEST(Db, TwoProcessesWritingAtOnceLoseNothing) {
     for (int i = 0; i < kPerWriter; ++i)
       found += db.find(fingerprint(), kKey, id_of({{"TM", writer * kPerWriter + i}})).has_value();
   EXPECT_EQ(found, 2 * kPerWriter);
-  EXPECT_EQ(db.document()["fingerprints"][fingerprint().digest()]["keys"][kKey].size(),
-            std::size_t(2 * kPerWriter));
+  EXPECT_EQ(db.document()["fingerprints"][fingerprint().digest()]["keys"][kKey].size(), std::size_t(2 * kPerWriter));
 }
 
 TEST(Db, CorruptFilesAreSetAsideNeverTrusted) {
@@ -264,9 +258,8 @@ TEST(Db, CorruptFilesAreSetAsideNeverTrusted) {
     EXPECT_EQ(w.find('\n'), std::string::npos) << w;
     EXPECT_FALSE(fs::exists(path));
     std::vector<std::string> names = names_in(tmp.path());
-    auto aside = std::find_if(names.begin(), names.end(), [](const std::string& n) {
-      return n.starts_with("sgemm.json.corrupt-");
-    });
+    auto aside = std::find_if(names.begin(), names.end(),
+                              [](const std::string& n) { return n.starts_with("sgemm.json.corrupt-"); });
     ASSERT_NE(aside, names.end());
     EXPECT_EQ(read(tmp.path() / *aside), text);  // kept as it was, for a post-mortem
     EXPECT_FALSE(db.find(fingerprint(), kKey, kA));
@@ -296,11 +289,11 @@ TEST(Db, EntriesWhoseIdIsNotTheirValuesAreDropped) {
   const fs::path path = tmp.path() / "sgemm.json";
   json doc = json::parse(one_entry_db());
   json& configs = doc["fingerprints"][fingerprint().digest()]["keys"][kKey];
-  configs[kB] = {{"values", {{"TM", 16}}}, {"measurement", timed(0.1).to_json()}};           // another's id
-  configs[kC] = {{"values", {{"TM", 16}, {"TN", 1}}}, {"measurement", timed(0.1).to_json()}};  // a value more
-  configs[kD] = {{"values", {{"TM", "8"}}}, {"measurement", timed(0.1).to_json()}};            // text
+  configs[kB] = {{"values", {{"TM", 16}}}, {"measurement", timed(0.1).to_json()}};                   // another's id
+  configs[kC] = {{"values", {{"TM", 16}, {"TN", 1}}}, {"measurement", timed(0.1).to_json()}};        // a value more
+  configs[kD] = {{"values", {{"TM", "8"}}}, {"measurement", timed(0.1).to_json()}};                  // text
   configs[id_of({{"TM", 1}})] = {{"values", {{"TM", 1.0}}}, {"measurement", timed(0.1).to_json()}};  // a float
-  configs["8"] = {{"values", {{"TM", 8}}}, {"measurement", timed(0.1).to_json()}};             // not an id
+  configs["8"] = {{"values", {{"TM", 8}}}, {"measurement", timed(0.1).to_json()}};                   // not an id
   write(path, doc.dump());
   const std::string text = read(path);
 
@@ -371,18 +364,19 @@ TEST(Db, MalformedEntriesAreSkippedTheRestKept) {
   EXPECT_TRUE(db.find(fingerprint(), kKey, kA));
   for (const std::string& id : {id_of({{"TM", 1}}), id_of({{"TM", 2}}), std::string("nest"), std::string("bare")})
     EXPECT_FALSE(db.find(fingerprint(), kKey, id)) << id;
-  EXPECT_NE(db.warning().find("skipped 7 malformed entries"), std::string::npos)
-      << db.warning();
+  EXPECT_NE(db.warning().find("skipped 7 malformed entries"), std::string::npos) << db.warning();
   EXPECT_NE(db.warning().find(path.string()), std::string::npos);
 }
 
 TEST(Db, HostileFilesNeverCrash) {
   const std::string d = fingerprint().digest();
-  std::string deep_values = "{\"schema\":\"ktune.db\",\"schema_version\":1,\"kernel\":\"sgemm\","
-                            "\"fingerprints\":{\"" + d + "\":{\"fingerprint\":" +
-                            fingerprint().to_json().dump() + ",\"keys\":{\"k\":{\"c\":"
-                            "{\"measurement\":{\"status\":\"ok\"},\"values\":{\"TM\":" +
-                            std::string(200000, '[') + std::string(200000, ']') + "}}}}}}}";
+  std::string deep_values =
+      "{\"schema\":\"ktune.db\",\"schema_version\":1,\"kernel\":\"sgemm\","
+      "\"fingerprints\":{\"" +
+      d + "\":{\"fingerprint\":" + fingerprint().to_json().dump() +
+      ",\"keys\":{\"k\":{\"c\":"
+      "{\"measurement\":{\"status\":\"ok\"},\"values\":{\"TM\":" +
+      std::string(200000, '[') + std::string(200000, ']') + "}}}}}}}";
   json huge = json::parse(one_entry_db());
   json& m = huge["fingerprints"][d]["keys"][kKey][kA]["measurement"];
   m["resources"]["registers"] = 1e300;
@@ -416,8 +410,7 @@ TEST(Db, RefusesWhatItCouldNotReadBack) {
   ktune::Measurement bad = timed(1);
   bad.samples_ms[0] = -1;
   EXPECT_THROW(db.record(fingerprint(), kKey, id_of({{"TM", 64}}), {{"TM", 64}}, bad), ktune::Error);
-  EXPECT_THROW(db.record(fingerprint(), kKey, kA, {{"TM", {1, 2}}}, timed(1)),
-               ktune::Error);
+  EXPECT_THROW(db.record(fingerprint(), kKey, kA, {{"TM", {1, 2}}}, timed(1)), ktune::Error);
   EXPECT_FALSE(fs::exists(path));
   // Compiler output is not always UTF-8: stored with replacement characters, not refused.
   ktune::Measurement odd;
@@ -468,7 +461,7 @@ TEST(Db, FailedWriteThrowsAndKeepsTheFile) {
     EXPECT_NE(message.find("the DB on disk is unchanged"), std::string::npos) << message;
   }
   EXPECT_EQ(read(path), before);
-  EXPECT_TRUE(fs::exists(blocker / "inside"));  // not ours: left alone
+  EXPECT_TRUE(fs::exists(blocker / "inside"));     // not ours: left alone
   EXPECT_FALSE(db.find(fingerprint(), kKey, kB));  // memory agrees with the disk
   fs::remove_all(blocker);
   db.record(fingerprint(), kKey, id_of({{"TM", 32}}), {{"TM", 32}}, timed(2));

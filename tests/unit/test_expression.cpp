@@ -36,8 +36,7 @@ Value Eval(std::string_view text, std::vector<int64_t> abc = {0, 0, 0}) {
   return Expression::parse(text, kAbc).evaluate(abc);
 }
 
-AssertionResult IsInt(std::string_view text, int64_t expected,
-                      std::vector<int64_t> abc = {0, 0, 0}) {
+AssertionResult IsInt(std::string_view text, int64_t expected, std::vector<int64_t> abc = {0, 0, 0}) {
   Value v;
   try {
     v = Eval(text, abc);
@@ -45,8 +44,7 @@ AssertionResult IsInt(std::string_view text, int64_t expected,
     return AssertionFailure() << "'" << text << "' threw: " << e.what();
   }
   if (!v.is_int()) {
-    return AssertionFailure() << "'" << text << "' gave the float " << v.f << ", expected int "
-                              << expected;
+    return AssertionFailure() << "'" << text << "' gave the float " << v.f << ", expected int " << expected;
   }
   if (v.i != expected) {
     return AssertionFailure() << "'" << text << "' gave " << v.i << ", expected " << expected;
@@ -55,8 +53,7 @@ AssertionResult IsInt(std::string_view text, int64_t expected,
 }
 
 // Exact: same bits, so -0.0 differs from 0.0; NaN matches NaN.
-AssertionResult IsFloat(std::string_view text, double expected,
-                        std::vector<int64_t> abc = {0, 0, 0}) {
+AssertionResult IsFloat(std::string_view text, double expected, std::vector<int64_t> abc = {0, 0, 0}) {
   Value v;
   try {
     v = Eval(text, abc);
@@ -64,14 +61,12 @@ AssertionResult IsFloat(std::string_view text, double expected,
     return AssertionFailure() << "'" << text << "' threw: " << e.what();
   }
   if (v.is_int()) {
-    return AssertionFailure() << "'" << text << "' gave the int " << v.i << ", expected float "
-                              << expected;
+    return AssertionFailure() << "'" << text << "' gave the int " << v.i << ", expected float " << expected;
   }
-  bool same = (std::isnan(v.f) && std::isnan(expected)) ||
-              std::bit_cast<uint64_t>(v.f) == std::bit_cast<uint64_t>(expected);
+  bool same =
+      (std::isnan(v.f) && std::isnan(expected)) || std::bit_cast<uint64_t>(v.f) == std::bit_cast<uint64_t>(expected);
   if (!same) {
-    return AssertionFailure() << "'" << text << "' gave " << std::hexfloat << v.f
-                              << ", expected " << expected;
+    return AssertionFailure() << "'" << text << "' gave " << std::hexfloat << v.f << ", expected " << expected;
   }
   return AssertionSuccess();
 }
@@ -83,20 +78,18 @@ AssertionResult ParseFails(std::string_view text, std::size_t column, std::strin
   } catch (const ParseError& e) {
     std::string message = e.what();
     if (e.column() != column) {
-      return AssertionFailure() << "'" << text << "': column " << e.column() << ", expected "
-                                << column << " (" << message << ")";
+      return AssertionFailure() << "'" << text << "': column " << e.column() << ", expected " << column << " ("
+                                << message << ")";
     }
     if (message.find(words) == std::string::npos) {
-      return AssertionFailure() << "'" << text << "': message '" << message
-                                << "' lacks '" << words << "'";
+      return AssertionFailure() << "'" << text << "': message '" << message << "' lacks '" << words << "'";
     }
     return AssertionSuccess();
   }
   return AssertionFailure() << "'" << text << "' parsed";
 }
 
-AssertionResult EvalFails(std::string_view text, std::string_view words,
-                          std::vector<int64_t> abc = {0, 0, 0}) {
+AssertionResult EvalFails(std::string_view text, std::string_view words, std::vector<int64_t> abc = {0, 0, 0}) {
   Expression e = Expression::parse(text, kAbc);
   try {
     Value v = e.evaluate(abc);
@@ -104,8 +97,7 @@ AssertionResult EvalFails(std::string_view text, std::string_view words,
   } catch (const EvalError& error) {
     std::string message = error.what();
     if (message.find(words) == std::string::npos) {
-      return AssertionFailure() << "'" << text << "': message '" << message << "' lacks '"
-                                << words << "'";
+      return AssertionFailure() << "'" << text << "': message '" << message << "' lacks '" << words << "'";
     }
     return AssertionSuccess();
   }
@@ -134,19 +126,19 @@ TEST(Expression, ArithmeticPrecedence) {
   EXPECT_TRUE(IsInt("1 + 2 * 3", 7));
   EXPECT_TRUE(IsInt("(1 + 2) * 3", 9));
   EXPECT_TRUE(IsInt("10 - 4 - 3", 3));
-  EXPECT_TRUE(IsInt("2 * 3 % 4", 2));      // (2*3) % 4
+  EXPECT_TRUE(IsInt("2 * 3 % 4", 2));  // (2*3) % 4
   EXPECT_TRUE(IsInt("100 // 10 // 3", 3));
-  EXPECT_TRUE(IsInt("2 + 3 << 1", 10));    // (2+3) << 1
-  EXPECT_TRUE(IsInt("1 << 2 + 1", 8));     // 1 << 3
-  EXPECT_TRUE(IsInt("6 & 3 | 8", 10));     // (6&3) | 8 = 2 | 8
-  EXPECT_TRUE(IsInt("1 | 6 & 3", 3));      // 1 | 2
-  EXPECT_TRUE(IsInt("5 ^ 1 & 3", 4));      // 5 ^ (1&3)
-  EXPECT_TRUE(IsInt("1 | 2 ^ 3", 1));      // 1 | (2^3)
-  EXPECT_TRUE(IsInt("3 ^ 1 | 4", 6));      // (3^1) | 4
+  EXPECT_TRUE(IsInt("2 + 3 << 1", 10));            // (2+3) << 1
+  EXPECT_TRUE(IsInt("1 << 2 + 1", 8));             // 1 << 3
+  EXPECT_TRUE(IsInt("6 & 3 | 8", 10));             // (6&3) | 8 = 2 | 8
+  EXPECT_TRUE(IsInt("1 | 6 & 3", 3));              // 1 | 2
+  EXPECT_TRUE(IsInt("5 ^ 1 & 3", 4));              // 5 ^ (1&3)
+  EXPECT_TRUE(IsInt("1 | 2 ^ 3", 1));              // 1 | (2^3)
+  EXPECT_TRUE(IsInt("3 ^ 1 | 4", 6));              // (3^1) | 4
   EXPECT_TRUE(IsInt("a & 1 == 0", 1, {4, 0, 0}));  // Python: (a & 1) == 0; C differs
   EXPECT_TRUE(IsInt("a & 1 == 0", 0, {5, 0, 0}));
   EXPECT_TRUE(IsInt("1 + 2 == 3", 1));
-  EXPECT_TRUE(IsInt("~1 + 1", -1));        // (~1) + 1
+  EXPECT_TRUE(IsInt("~1 + 1", -1));  // (~1) + 1
   EXPECT_TRUE(IsInt("- - 3", 3));
   EXPECT_TRUE(IsInt("--3", 3));
   EXPECT_TRUE(IsInt("2 * -3", -6));
@@ -156,10 +148,10 @@ TEST(Expression, ArithmeticPrecedence) {
 }
 
 TEST(Expression, Power) {
-  EXPECT_TRUE(IsInt("-2**2", -4));         // -(2**2)
+  EXPECT_TRUE(IsInt("-2**2", -4));  // -(2**2)
   EXPECT_TRUE(IsInt("(-2)**2", 4));
   EXPECT_TRUE(IsFloat("2**-1", 0.5));
-  EXPECT_TRUE(IsInt("2**3**2", 512));      // right-associative
+  EXPECT_TRUE(IsInt("2**3**2", 512));  // right-associative
   EXPECT_TRUE(IsInt("-a**2", -9, {3, 0, 0}));
   EXPECT_TRUE(IsInt("2 * 3 ** 2", 18));
   EXPECT_TRUE(IsInt("2 ** 10", 1024));
@@ -206,14 +198,14 @@ TEST(Expression, FloorDivisionAndModuloFollowPython) {
   EXPECT_TRUE(IsFloat("7.5 % -2", -0.5));
   EXPECT_TRUE(IsFloat("-7.5 % 2", 0.5));
   EXPECT_TRUE(IsFloat("7.5 % 2", 1.5));
-  EXPECT_TRUE(IsFloat("6.0 % -3", -0.0));   // zero takes the divisor's sign
+  EXPECT_TRUE(IsFloat("6.0 % -3", -0.0));  // zero takes the divisor's sign
   EXPECT_TRUE(IsFloat("-6.0 % 3", 0.0));
   EXPECT_TRUE(IsFloat("7.5 // 2", 3.0));
   EXPECT_TRUE(IsFloat("-7.5 // 2", -4.0));
   EXPECT_TRUE(IsFloat("7 // 2.0", 3.0));
   EXPECT_TRUE(IsFloat("-0.5 // 1", -1.0));
   EXPECT_TRUE(IsFloat("0.0 // -3", -0.0));
-  EXPECT_TRUE(IsFloat("1 // 0.1", 9.0));    // Python: 9.0 (0.1 is a bit above 1/10)
+  EXPECT_TRUE(IsFloat("1 // 0.1", 9.0));  // Python: 9.0 (0.1 is a bit above 1/10)
   EXPECT_TRUE(IsFloat("1 % 0.1", 0.09999999999999995));
 }
 
@@ -247,9 +239,9 @@ TEST(Expression, ComparisonsChain) {
   EXPECT_TRUE(IsInt("1 < 2 < 3", 1));
   EXPECT_TRUE(IsInt("1 < 3 < 2", 0));
   EXPECT_TRUE(IsInt("3 > 2 > 1", 1));
-  EXPECT_TRUE(IsInt("1 < 2 > 0", 1));      // 1 < 2 and 2 > 0
+  EXPECT_TRUE(IsInt("1 < 2 > 0", 1));  // 1 < 2 and 2 > 0
   EXPECT_TRUE(IsInt("(1 < 2) < 3", 1));
-  EXPECT_TRUE(IsInt("3 > 2 == 1", 0));     // 3 > 2 and 2 == 1; C would say 1
+  EXPECT_TRUE(IsInt("3 > 2 == 1", 0));  // 3 > 2 and 2 == 1; C would say 1
   EXPECT_TRUE(IsInt("(3 > 2) == 1", 1));
   EXPECT_TRUE(IsInt("2 == 2 != 3", 1));
   EXPECT_TRUE(IsInt("1 < 2 < 3 < 4", 1));
@@ -295,9 +287,9 @@ TEST(Expression, AndOrReturnTheDecidingOperand) {
   EXPECT_TRUE(IsInt("2.5 and 0", 0));
   EXPECT_TRUE(IsFloat("0.0 and 5", 0.0));
   EXPECT_TRUE(IsFloat("a or 2.5", 2.5));
-  EXPECT_TRUE(IsInt("1 or 0 and 0", 1));   // 1 or (0 and 0)
-  EXPECT_TRUE(IsInt("0 and 1 or 2", 2));   // (0 and 1) or 2
-  EXPECT_TRUE(IsInt("1 or 1 / 0", 1));     // short circuit: no division
+  EXPECT_TRUE(IsInt("1 or 0 and 0", 1));  // 1 or (0 and 0)
+  EXPECT_TRUE(IsInt("0 and 1 or 2", 2));  // (0 and 1) or 2
+  EXPECT_TRUE(IsInt("1 or 1 / 0", 1));    // short circuit: no division
   EXPECT_TRUE(IsInt("0 and 1 / 0", 0));
 }
 
@@ -320,14 +312,14 @@ TEST(Expression, CLogicalOperatorsReturnZeroOrOne) {
 
 TEST(Expression, NotIsLooseBangIsTight) {
   // Python's `not` applies to the whole comparison; C's `!` to the operand next to it.
-  EXPECT_TRUE(IsInt("not a == b", 1, {2, 1, 0}));  // not (2 == 1)
-  EXPECT_TRUE(IsInt("!a == b", 0, {2, 1, 0}));     // (!2) == 1
-  EXPECT_TRUE(IsInt("!a + 1", 2, {0, 0, 0}));      // (!0) + 1
-  EXPECT_TRUE(IsInt("not a + 1", 1, {-1, 0, 0}));  // not (-1 + 1)
-  EXPECT_TRUE(IsInt("not a and b", 7, {0, 7, 0})); // (not a) and b
+  EXPECT_TRUE(IsInt("not a == b", 1, {2, 1, 0}));   // not (2 == 1)
+  EXPECT_TRUE(IsInt("!a == b", 0, {2, 1, 0}));      // (!2) == 1
+  EXPECT_TRUE(IsInt("!a + 1", 2, {0, 0, 0}));       // (!0) + 1
+  EXPECT_TRUE(IsInt("not a + 1", 1, {-1, 0, 0}));   // not (-1 + 1)
+  EXPECT_TRUE(IsInt("not a and b", 7, {0, 7, 0}));  // (not a) and b
   EXPECT_TRUE(IsInt("not not a", 1, {9, 0, 0}));
   EXPECT_TRUE(IsInt("!!a", 1, {9, 0, 0}));
-  EXPECT_TRUE(IsInt("!a**2", 0, {3, 0, 0}));       // !(a**2)
+  EXPECT_TRUE(IsInt("!a**2", 0, {3, 0, 0}));  // !(a**2)
   EXPECT_TRUE(IsInt("a == !b", 1, {1, 0, 0}));
 }
 
@@ -340,11 +332,11 @@ TEST(Expression, Ternaries) {
   EXPECT_TRUE(IsInt("1 if a else 2 if b else 3", 2, {0, 1, 0}));
   EXPECT_TRUE(IsInt("a ? 1 : b ? 2 : 3", 2, {0, 1, 0}));
   EXPECT_TRUE(IsInt("a ? b ? 1 : 2 : 3", 2, {1, 0, 0}));
-  EXPECT_TRUE(IsInt("1 + 1 if 0 else 5", 5));      // the ternary is loosest
+  EXPECT_TRUE(IsInt("1 + 1 if 0 else 5", 5));  // the ternary is loosest
   EXPECT_TRUE(IsInt("a or b ? 1 : 2", 1, {0, 3, 0}));
   EXPECT_TRUE(IsInt("a < b ? a : b", 2, {4, 2, 0}));
   EXPECT_TRUE(IsFloat("0.5 if 1 else 2", 0.5));
-  EXPECT_TRUE(IsInt("1 if 1 else 1 / 0", 1));      // the other branch is not evaluated
+  EXPECT_TRUE(IsInt("1 if 1 else 1 / 0", 1));  // the other branch is not evaluated
   EXPECT_TRUE(IsInt("(1 if a else 2) * 10", 20));
 }
 
@@ -353,7 +345,7 @@ TEST(Expression, Functions) {
   EXPECT_TRUE(IsInt("max(3, 1, 2)", 3));
   EXPECT_TRUE(IsInt("min(a, b)", -4, {-4, 2, 0}));
   EXPECT_TRUE(IsInt("max(a, b, c,)", 9, {-4, 2, 9}));
-  EXPECT_TRUE(IsInt("max(1, 1.0)", 1));            // equal: the first one wins
+  EXPECT_TRUE(IsInt("max(1, 1.0)", 1));  // equal: the first one wins
   EXPECT_TRUE(IsFloat("max(1.0, 1)", 1.0));
   EXPECT_TRUE(IsFloat("max(2, 2.5)", 2.5));
   EXPECT_TRUE(IsInt("min(2, 2.5)", 2));
@@ -380,7 +372,7 @@ TEST(Expression, IntegerOverflowTurnsIntoFloat) {
 }
 
 TEST(Expression, BitwiseNeedsIntegers) {
-  EXPECT_TRUE(IsInt("-9 >> 1", -5));               // arithmetic: floors
+  EXPECT_TRUE(IsInt("-9 >> 1", -5));  // arithmetic: floors
   EXPECT_TRUE(IsInt("-1 >> 100", -1));
   EXPECT_TRUE(IsInt("5 >> 64", 0));
   EXPECT_TRUE(IsInt("~5", -6));
@@ -474,8 +466,7 @@ TEST(Expression, DeepAndLongExpressions) {
   for (int k = 0; k < 499; ++k) sum += " + a";
   EXPECT_TRUE(IsInt(sum, 500, {1, 0, 0}));
   // Limits give errors, not stack overflows.
-  EXPECT_THROW(Expression::parse(std::string(5000, '(') + "1" + std::string(5000, ')'), kAbc),
-               ParseError);
+  EXPECT_THROW(Expression::parse(std::string(5000, '(') + "1" + std::string(5000, ')'), kAbc), ParseError);
   std::string too_long = "a";
   for (int k = 0; k < 5000; ++k) too_long += "+a";
   EXPECT_THROW(Expression::parse(too_long, kAbc), ParseError);
@@ -494,18 +485,16 @@ TEST(Expression, CaretAt) {
 class T1Constraints : public testing::Test {
  protected:
   struct Point {
-    int64_t block_size_x, block_size_y, tile_size_x, tile_size_y, tile_stride_x,
-        tile_stride_y, use_padding, use_shmem, filter_width, filter_height;
+    int64_t block_size_x, block_size_y, tile_size_x, tile_size_y, tile_stride_x, tile_stride_y, use_padding, use_shmem,
+        filter_width, filter_height;
   };
 
   bool Holds(std::string_view constraint, const Point& p) {
-    static const std::vector<std::string> names = {
-        "block_size_x",  "block_size_y",  "tile_size_x", "tile_size_y",  "tile_stride_x",
-        "tile_stride_y", "use_padding",   "use_shmem",   "filter_width", "filter_height"};
-    const int64_t values[] = {p.block_size_x,  p.block_size_y,  p.tile_size_x,
-                              p.tile_size_y,   p.tile_stride_x, p.tile_stride_y,
-                              p.use_padding,   p.use_shmem,     p.filter_width,
-                              p.filter_height};
+    static const std::vector<std::string> names = {"block_size_x",  "block_size_y",  "tile_size_x", "tile_size_y",
+                                                   "tile_stride_x", "tile_stride_y", "use_padding", "use_shmem",
+                                                   "filter_width",  "filter_height"};
+    const int64_t values[] = {p.block_size_x,  p.block_size_y, p.tile_size_x, p.tile_size_y,  p.tile_stride_x,
+                              p.tile_stride_y, p.use_padding,  p.use_shmem,   p.filter_width, p.filter_height};
     Value v = Expression::parse(constraint, names).evaluate(values);
     EXPECT_TRUE(v.is_int()) << constraint;
     return v.truthy();
@@ -558,7 +547,7 @@ TEST_F(T1Constraints, SharedMemoryFits) {
   Point edge{16, 32, 8, 3, 0, 0, 0, 1, 1, 1};
   EXPECT_FALSE(Holds(c, edge));  // 128 * 96 = 12288: not strictly less
   edge.filter_height = 0;
-  EXPECT_TRUE(Holds(c, edge));   // 128 * 95 = 12160
+  EXPECT_TRUE(Holds(c, edge));  // 128 * 95 = 12160
 }
 
 TEST_F(T1Constraints, ChainedThreadRange) {
@@ -569,7 +558,7 @@ TEST_F(T1Constraints, ChainedThreadRange) {
   EXPECT_TRUE(Holds(c, p4));   // 1024
   Point q = p0;
   q.block_size_x = 32, q.block_size_y = 1;
-  EXPECT_TRUE(Holds(c, q));    // 32, the lower boundary
+  EXPECT_TRUE(Holds(c, q));  // 32, the lower boundary
   q.block_size_x = 31;
   EXPECT_FALSE(Holds(c, q));
   q.block_size_x = 1025;
@@ -605,9 +594,13 @@ class ExpressionGenerator {
   Text expression(int depth) {
     if (depth == 0 || pick(5) == 0) return leaf();
     switch (pick(15)) {
-      case 0: case 1: case 2: case 3: case 4: {
-        static const char* ops[] = {"+",  "-",  "*",  "/",  "//", "%",  "&",  "|",  "^",
-                                    "<",  "<=", ">",  ">=", "==", "!=", "and", "or"};
+      case 0:
+      case 1:
+      case 2:
+      case 3:
+      case 4: {
+        static const char* ops[] = {"+", "-",  "*", "/",  "//", "%",  "&",   "|", "^",
+                                    "<", "<=", ">", ">=", "==", "!=", "and", "or"};
         return join(operand(depth), ops[pick(std::size(ops))], operand(depth));
       }
       case 5: {  // small integer exponents: no huge ints, no complex numbers
@@ -616,8 +609,7 @@ class ExpressionGenerator {
       }
       case 6: {
         static const char* counts[] = {"0", "1", "3", "7", "62", "63", "64", "70", "-1"};
-        return join(operand(depth), pick(2) ? "<<" : ">>",
-                    literal(counts[pick(std::size(counts))]));
+        return join(operand(depth), pick(2) ? "<<" : ">>", literal(counts[pick(std::size(counts))]));
       }
       case 7: {
         static const char* ops[] = {"-", "+", "~", "not "};
@@ -627,8 +619,7 @@ class ExpressionGenerator {
       }
       case 8: {
         Text x = expression(depth - 1), c = expression(depth - 1), y = expression(depth - 1);
-        return {x.ours + " if " + c.ours + " else " + y.ours,
-                x.python + " if " + c.python + " else " + y.python};
+        return {x.ours + " if " + c.ours + " else " + y.ours, x.python + " if " + c.python + " else " + y.python};
       }
       case 9: {
         const char* f = pick(3) == 0 ? "abs" : pick(2) ? "min" : "max";
@@ -641,12 +632,12 @@ class ExpressionGenerator {
         }
         return {t.ours + ")", t.python + ")"};
       }
-      case 10: case 11: {
+      case 10:
+      case 11: {
         Text x = expression(depth - 1), y = expression(depth - 1);
         bool is_and = pick(2);
         return {"((" + x.ours + ") " + (is_and ? "&&" : "||") + " (" + y.ours + "))",
-                "(int(bool(" + x.python + ") " + (is_and ? "and" : "or") + " bool(" +
-                    y.python + ")))"};
+                "(int(bool(" + x.python + ") " + (is_and ? "and" : "or") + " bool(" + y.python + ")))"};
       }
       case 12: {
         Text x = expression(depth - 1);
@@ -669,8 +660,7 @@ class ExpressionGenerator {
 
   std::vector<int64_t> point() {
     static const int64_t pool[] = {0, 1, -1, 2, -2, 3, 5, -7, 8, 13, -32, 100, 1024, -100000};
-    return {pool[pick(std::size(pool))], pool[pick(std::size(pool))],
-            pool[pick(std::size(pool))]};
+    return {pool[pick(std::size(pool))], pool[pick(std::size(pool))], pool[pick(std::size(pool))]};
   }
 
  private:
@@ -681,11 +671,15 @@ class ExpressionGenerator {
 
   Text leaf() {
     switch (pick(8)) {
-      case 0: case 1: case 2: case 3: {
+      case 0:
+      case 1:
+      case 2:
+      case 3: {
         std::string v(1, "abc"[pick(3)]);
         return {v, v};
       }
-      case 4: return literal(std::to_string(pick(10)));
+      case 4:
+        return literal(std::to_string(pick(10)));
       case 5: {
         static const char* ints[] = {"12", "32", "100", "1024", "0x10", "255"};
         return literal(ints[pick(std::size(ints))]);
@@ -695,8 +689,7 @@ class ExpressionGenerator {
         return literal(floats[pick(std::size(floats))]);
       }
       default:
-        return pick(2) ? Text{pick(2) ? "true" : "True", "True"}
-                       : Text{pick(2) ? "false" : "False", "False"};
+        return pick(2) ? Text{pick(2) ? "true" : "True", "True"} : Text{pick(2) ? "false" : "False", "False"};
     }
   }
 
@@ -762,8 +755,7 @@ TEST(ExpressionDifferential, MatchesPython3) {
   std::vector<ExpressionGenerator::Text> texts;
   std::vector<std::vector<std::vector<int64_t>>> points;
   namespace fs = std::filesystem;
-  fs::path dir = fs::temp_directory_path() /
-                 ("ktune_expr_diff_" + std::to_string(static_cast<long>(::getpid())));
+  fs::path dir = fs::temp_directory_path() / ("ktune_expr_diff_" + std::to_string(static_cast<long>(::getpid())));
   fs::create_directories(dir);
   {
     std::ofstream script(dir / "eval.py");
@@ -781,8 +773,7 @@ TEST(ExpressionDifferential, MatchesPython3) {
       input << '\n';
     }
   }
-  std::string command = "python3 '" + (dir / "eval.py").string() + "' < '" +
-                        (dir / "input.txt").string() + "'";
+  std::string command = "python3 '" + (dir / "eval.py").string() + "' < '" + (dir / "input.txt").string() + "'";
   FILE* pipe = ::popen(command.c_str(), "r");
   ASSERT_NE(pipe, nullptr);
   std::string output;
@@ -807,13 +798,11 @@ TEST(ExpressionDifferential, MatchesPython3) {
     }
     if (line == "S") {
       ++syntax;
-      EXPECT_FALSE(e.has_value()) << "Python rejects '" << texts[k].python << "', we accept '"
-                                  << ours << "'";
+      EXPECT_FALSE(e.has_value()) << "Python rejects '" << texts[k].python << "', we accept '" << ours << "'";
       continue;
     }
     if (!e) {
-      ADD_FAILURE() << "Python accepts '" << texts[k].python << "', we reject '" << ours
-                    << "': " << parse_error;
+      ADD_FAILURE() << "Python accepts '" << texts[k].python << "', we reject '" << ours << "': " << parse_error;
       ++failures;
       continue;
     }
@@ -836,9 +825,8 @@ TEST(ExpressionDifferential, MatchesPython3) {
         } else {
           // Compare bits: parse Python's repr (which round-trips) and ours alike.
           double expected = result[0] == 'F' ? std::strtod(result.c_str() + 2, nullptr) : 0;
-          bool same = result[0] == 'F' &&
-                      ((std::isnan(v.f) && std::isnan(expected)) ||
-                       std::bit_cast<uint64_t>(v.f) == std::bit_cast<uint64_t>(expected));
+          bool same = result[0] == 'F' && ((std::isnan(v.f) && std::isnan(expected)) ||
+                                           std::bit_cast<uint64_t>(v.f) == std::bit_cast<uint64_t>(expected));
           got = same ? result : "F " + std::to_string(v.f);
         }
       } catch (const EvalError& error) {
@@ -847,9 +835,8 @@ TEST(ExpressionDifferential, MatchesPython3) {
       }
       if (got != result) {
         ++failures;
-        ADD_FAILURE() << "'" << ours << "' at a=" << p[0] << " b=" << p[1] << " c=" << p[2]
-                      << ": Python (" << texts[k].python << ") gives " << result
-                      << ", we give " << got;
+        ADD_FAILURE() << "'" << ours << "' at a=" << p[0] << " b=" << p[1] << " c=" << p[2] << ": Python ("
+                      << texts[k].python << ") gives " << result << ", we give " << got;
       }
       if (failures > 20) FAIL() << "too many differences";
     }
@@ -859,9 +846,10 @@ TEST(ExpressionDifferential, MatchesPython3) {
   EXPECT_GT(kinds['F'], compared / 20);
   EXPECT_GT(kinds['Z'], 0);
   EXPECT_GT(kinds['E'], 0);
-  std::printf("[ differential ] %d results compared (%d int, %d float, %d division by zero, "
-              "%d other errors), %d skipped (int beyond 64 bits), %d syntax errors agreed\n",
-              compared, kinds['I'], kinds['F'], kinds['Z'], kinds['E'], outside, syntax);
+  std::printf(
+      "[ differential ] %d results compared (%d int, %d float, %d division by zero, "
+      "%d other errors), %d skipped (int beyond 64 bits), %d syntax errors agreed\n",
+      compared, kinds['I'], kinds['F'], kinds['Z'], kinds['E'], outside, syntax);
 }
 
 }  // namespace

@@ -32,8 +32,12 @@ ktune::Fingerprint h200() {
   ktune::Fingerprint fp;
   fp.kernel_hash = "0123456789abcdef";
   fp.nvcc_version = "13.0.88";
-  fp.gpu = {.name = "NVIDIA H200", .cc_major = 9, .cc_minor = 0, .sm_count = 132,
-            .driver_version = 13000, .l2_bytes = 62914560};
+  fp.gpu = {.name = "NVIDIA H200",
+            .cc_major = 9,
+            .cc_minor = 0,
+            .sm_count = 132,
+            .driver_version = 13000,
+            .l2_bytes = 62914560};
   return fp;
 }
 
@@ -50,8 +54,7 @@ class KernelDir {
     write(spaced, "#define SPACED 1\n");
     manifest.kernel = "tiny";
     manifest.source = source.string();
-    manifest.compile = {"/usr/local/cuda/bin/nvcc", "90", {"-O3"},
-                        {(tmp.path() / "inc dir").string()}};
+    manifest.compile = {"/usr/local/cuda/bin/nvcc", "90", {"-O3"}, {(tmp.path() / "inc dir").string()}};
     manifest.spec.parameters = {{"TM", {32, 64}}, {"TN", {32, 64}}};
     manifest.spec.constraints = {"TM * TN <= 2048"};
     manifest.spec.default_config = {{"TM", 32}, {"TN", 32}};
@@ -108,9 +111,8 @@ TEST(GpuIdentity, JsonRoundTrip) {
 
 TEST(GpuIdentity, RejectsMalformedInputNamingTheField) {
   const json good = h200().gpu.to_json();
-  const std::pair<const char*, json> cases[] = {
-      {"name", 7}, {"cc_major", "9"}, {"cc_minor", -1}, {"sm_count", 1.5},
-      {"driver_version", 1e300}, {"l2_bytes", -5}};
+  const std::pair<const char*, json> cases[] = {{"name", 7},       {"cc_major", "9"},         {"cc_minor", -1},
+                                                {"sm_count", 1.5}, {"driver_version", 1e300}, {"l2_bytes", -5}};
   for (const auto& [field, value] : cases) {
     json bad = good;
     bad[field] = value;
@@ -320,8 +322,7 @@ TEST(KernelHash, ThousandsOfDepfilesAreEqualToOne) {
   for (int i = 1; i < 3000; ++i) k.write_depfile("c" + std::to_string(i), headers);
   auto start = std::chrono::steady_clock::now();
   EXPECT_EQ(k.hash(), one);  // the DEFAULT's depfile is the one read
-  double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::printf("kernel_hash beside 3000 depfiles of %zu headers: %.3f s\n", headers.size(), seconds);
   EXPECT_EQ(ktune::compiled_inputs(k.dir()).size(), headers.size());  // the build's inputs: a union
 }

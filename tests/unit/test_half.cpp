@@ -27,11 +27,29 @@ uint16_t bits_of(__nv_bfloat16 h) {
 
 // Every float class: zeros, subnormal halves, halfway cases, the overflow edge, inf, NaN.
 std::vector<float> probe_values() {
-  std::vector<float> v = {0.0f, -0.0f, 1.0f, -1.0f, 65504.0f, 65519.99f, 65520.0f, 1e9f, -1e9f,
-                          0x1.0p-24f, 0x1.8p-25f, 0x1.0p-25f, 0x1.0p-26f, 0x1.0p-14f, 0x1.ffcp-15f,
-                          1.0f + 0x1.0p-11f, 1.0f + 0x1.8p-11f, 1.0f + 0x1.0p-8f, 1.0f + 0x1.8p-8f,
-                          std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
-                          std::numeric_limits<float>::denorm_min(), std::numeric_limits<float>::max()};
+  std::vector<float> v = {0.0f,
+                          -0.0f,
+                          1.0f,
+                          -1.0f,
+                          65504.0f,
+                          65519.99f,
+                          65520.0f,
+                          1e9f,
+                          -1e9f,
+                          0x1.0p-24f,
+                          0x1.8p-25f,
+                          0x1.0p-25f,
+                          0x1.0p-26f,
+                          0x1.0p-14f,
+                          0x1.ffcp-15f,
+                          1.0f + 0x1.0p-11f,
+                          1.0f + 0x1.8p-11f,
+                          1.0f + 0x1.0p-8f,
+                          1.0f + 0x1.8p-8f,
+                          std::numeric_limits<float>::infinity(),
+                          -std::numeric_limits<float>::infinity(),
+                          std::numeric_limits<float>::denorm_min(),
+                          std::numeric_limits<float>::max()};
   std::mt19937 rng(7);
   for (int i = 0; i < 200000; ++i) {
     uint32_t u = rng();
@@ -61,10 +79,14 @@ TEST(Half, EveryBitPatternConvertsToFloatLikeCuda) {
     const float want_h = __half2float(ch), want_b = __bfloat162float(cb);
     const float got_h = static_cast<float>(ktune::half::from_bits(h));
     const float got_b = static_cast<float>(ktune::bfloat16::from_bits(h));
-    if (std::isnan(want_h)) EXPECT_TRUE(std::isnan(got_h)) << b;
-    else ASSERT_EQ(std::bit_cast<uint32_t>(got_h), std::bit_cast<uint32_t>(want_h)) << b;
-    if (std::isnan(want_b)) EXPECT_TRUE(std::isnan(got_b)) << b;
-    else ASSERT_EQ(std::bit_cast<uint32_t>(got_b), std::bit_cast<uint32_t>(want_b)) << b;
+    if (std::isnan(want_h))
+      EXPECT_TRUE(std::isnan(got_h)) << b;
+    else
+      ASSERT_EQ(std::bit_cast<uint32_t>(got_h), std::bit_cast<uint32_t>(want_h)) << b;
+    if (std::isnan(want_b))
+      EXPECT_TRUE(std::isnan(got_b)) << b;
+    else
+      ASSERT_EQ(std::bit_cast<uint32_t>(got_b), std::bit_cast<uint32_t>(want_b)) << b;
     // And back: every non-NaN value survives the round trip.
     if (!std::isnan(want_h)) ASSERT_EQ(ktune::half(got_h).bits, h) << b;
     if (!std::isnan(want_b)) ASSERT_EQ(ktune::bfloat16(got_b).bits, h) << b;

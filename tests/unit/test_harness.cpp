@@ -18,8 +18,7 @@ class HostHarness : public ktune::Harness {
  protected:
   void upload(Slot& s) override { s.device = 0x1000 * (slots().size()); }
   // "Device" memory is host memory here, so the plumbing runs without a GPU.
-  void compute_on_device(Slot& s,
-                         const std::function<void(CUdeviceptr, CUstream)>& reference) override {
+  void compute_on_device(Slot& s, const std::function<void(CUdeviceptr, CUstream)>& reference) override {
     std::vector<std::byte> scratch = s.host;
     reference(reinterpret_cast<CUdeviceptr>(scratch.data()), nullptr);
     s.expected = scratch;
@@ -82,14 +81,12 @@ TEST(Harness, DataFillsAndTheirErrors) {
   HostHarness h({{"N", 3}});
   auto d = h.input<int32_t>(3, ktune::fill::data(std::vector<int32_t>{4, 5, 6}));
   EXPECT_EQ(h.host(d)[2], 6);
-  EXPECT_NE(error_of([&] { h.input<int32_t>(4, ktune::fill::data(std::vector<int32_t>{1})); })
-                .find("one value per element"),
-            std::string::npos);
-  EXPECT_NE(error_of([&] { h.input<float>(0, ktune::fill::constant(0)); }).find("0 elements"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of([&] { h.input<int32_t>(4, ktune::fill::data(std::vector<int32_t>{1})); }).find("one value per element"),
+      std::string::npos);
+  EXPECT_NE(error_of([&] { h.input<float>(0, ktune::fill::constant(0)); }).find("0 elements"), std::string::npos);
   EXPECT_NE(error_of([&] { (void)h.key("M"); }).find("the key has only N"), std::string::npos);
-  EXPECT_NE(error_of([&] { h.expect(d, [](std::span<int32_t>) {}); }).find("is an input"),
-            std::string::npos);
+  EXPECT_NE(error_of([&] { h.expect(d, [](std::span<int32_t>) {}); }).find("is an input"), std::string::npos);
 }
 
 TEST(Harness, ExpectationsStartFromTheFillAndCompareWithTolerance) {
@@ -102,10 +99,9 @@ TEST(Harness, ExpectationsStartFromTheFillAndCompareWithTolerance) {
   const float* ref = reinterpret_cast<const float*>(slot.expected.data());
   EXPECT_EQ(ref[0], 10.0f);
   auto check = [&](std::vector<float> got) {
-    return slot.compare(reinterpret_cast<const std::byte*>(got.data()), slot.expected.data(), 3,
-                        slot.tolerance);
+    return slot.compare(reinterpret_cast<const std::byte*>(got.data()), slot.expected.data(), 3, slot.tolerance);
   };
-  EXPECT_EQ(check({10, 10.5f, 11}).second, 0u);   // within 0.01 + 0.1 * 10
+  EXPECT_EQ(check({10, 10.5f, 11}).second, 0u);  // within 0.01 + 0.1 * 10
   auto [worst, bad] = check({10, 11.2f, 10});
   EXPECT_EQ(bad, 1u);
   EXPECT_NEAR(worst, 1.2, 1e-5);
@@ -139,8 +135,9 @@ TEST(ParallelFor, CoversEveryIndexOnceAndPassesErrorsOn) {
     });
     for (std::size_t i = 0; i < n; ++i) EXPECT_EQ(hits[i].load(), 1) << "n=" << n << " i=" << i;
   }
-  EXPECT_THROW(ktune::parallel_for(100, [](std::size_t b, std::size_t) {
-                 if (b == 0) throw std::runtime_error("x");
-               }),
+  EXPECT_THROW(ktune::parallel_for(100,
+                                   [](std::size_t b, std::size_t) {
+                                     if (b == 0) throw std::runtime_error("x");
+                                   }),
                std::runtime_error);
 }

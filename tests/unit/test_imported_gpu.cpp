@@ -21,11 +21,11 @@
 namespace {
 
 namespace fs = std::filesystem;
-using nlohmann::json;
-using nlohmann::ordered_json;
 using ktune::GpuFactSource;
 using ktune::ImportedGpu;
 using ktune::test_support::error_of;
+using nlohmann::json;
+using nlohmann::ordered_json;
 using TempDir = ktune::test_support::TempDir;
 
 // Two results: one timed, one failed.
@@ -63,14 +63,22 @@ TEST(KnownGpus, NamesMatchWholeWordsTheLongestEntryFirst) {
     int major, minor, sms;
   };
   const std::vector<Case> cases = {
-      {"NVIDIA A100-SXM4-80GB", 8, 0, 108},  {"NVIDIA A100-PCIE-40GB", 8, 0, 108},
-      {"NVIDIA H100 80GB HBM3", 9, 0, 132},  {"NVIDIA H100 PCIe", 9, 0, 114},
-      {"NVIDIA H100 NVL", 9, 0, 132},        {"NVIDIA H200", 9, 0, 132},
-      {"NVIDIA GH200 480GB", 9, 0, 132},     {"NVIDIA L4", 8, 9, 58},
-      {"NVIDIA L40S", 8, 9, 142},            {"NVIDIA A10", 8, 6, 72},
-      {"Tesla T4", 7, 5, 40},                {"tesla v100-sxm2-16gb", 7, 0, 80},
-      {"NVIDIA RTX A6000", 8, 6, 84},        {"NVIDIA RTX A4000", 8, 6, 48},
-      {"NVIDIA RTX 6000 Ada Generation", 8, 9, 142}, {"NVIDIA B200", 10, 0, 148},
+      {"NVIDIA A100-SXM4-80GB", 8, 0, 108},
+      {"NVIDIA A100-PCIE-40GB", 8, 0, 108},
+      {"NVIDIA H100 80GB HBM3", 9, 0, 132},
+      {"NVIDIA H100 PCIe", 9, 0, 114},
+      {"NVIDIA H100 NVL", 9, 0, 132},
+      {"NVIDIA H200", 9, 0, 132},
+      {"NVIDIA GH200 480GB", 9, 0, 132},
+      {"NVIDIA L4", 8, 9, 58},
+      {"NVIDIA L40S", 8, 9, 142},
+      {"NVIDIA A10", 8, 6, 72},
+      {"Tesla T4", 7, 5, 40},
+      {"tesla v100-sxm2-16gb", 7, 0, 80},
+      {"NVIDIA RTX A6000", 8, 6, 84},
+      {"NVIDIA RTX A4000", 8, 6, 48},
+      {"NVIDIA RTX 6000 Ada Generation", 8, 9, 142},
+      {"NVIDIA B200", 10, 0, 148},
   };
   for (const Case& c : cases) {
     const auto g = ktune::find_known_gpu(c.name);
@@ -102,8 +110,8 @@ TEST(KnownGpus, EveryEntryIsWholeAndFindsItself) {
 }
 
 TEST(ImportedGpu, FromKernelTunerMetadata) {
-  ordered_json doc = kernel_tuner_metadata(ordered_json::array(
-      {smi_gpu("NVIDIA A100-PCIE-40GB"), smi_gpu("NVIDIA A100-PCIE-40GB")}));
+  ordered_json doc =
+      kernel_tuner_metadata(ordered_json::array({smi_gpu("NVIDIA A100-PCIE-40GB"), smi_gpu("NVIDIA A100-PCIE-40GB")}));
   ImportedGpu g = gather(doc);
   EXPECT_EQ(g.gpu.name, "NVIDIA A100-PCIE-40GB");
   EXPECT_EQ(g.gpu.memory_bytes, 40960ull << 20);
@@ -136,9 +144,12 @@ TEST(ImportedGpu, FromKernelTunerEnvironmentInEveryPlaceAndForm) {
                                 {"device_properties", {{"multiProcessorCount", 46}, {"totalGlobalMem", 8589934592}}}};
       ordered_json doc = gpu_test_results();
       const std::string at = place;
-      if (at.empty()) doc.update(env);
-      else if (at == "metadata.environment") doc["metadata"]["environment"] = env;
-      else doc[at] = env;
+      if (at.empty())
+        doc.update(env);
+      else if (at == "metadata.environment")
+        doc["metadata"]["environment"] = env;
+      else
+        doc[at] = env;
       const ImportedGpu g = gather(doc);
       const std::string where = std::string(place) + " " + cc;
       EXPECT_EQ(g.gpu.name, "NVIDIA RTX Foo") << where;
@@ -251,8 +262,9 @@ TEST(ImportedGpu, DbRecordsNeedANameAndAComputeCapability) {
   ktune::T4Import who;
   who.kernel = "k";
   who.gpu.name = "NVIDIA Foo";
-  EXPECT_NE(error_of([&] { ktune::t4_to_db_records(gpu_test_results(), who, "t4.json"); })
-                .find("t4.json: the compute capability of \"NVIDIA Foo\" is not known; give it (--cc 8.0)"),
+  EXPECT_NE(error_of([&] {
+              ktune::t4_to_db_records(gpu_test_results(), who, "t4.json");
+            }).find("t4.json: the compute capability of \"NVIDIA Foo\" is not known; give it (--cc 8.0)"),
             std::string::npos);
   who.gpu.cc_major = 8;
   who.gpu.sm_count = 58;
@@ -313,24 +325,37 @@ TEST_F(ImportCli, WithoutComputeCapabilityIsRefusedWithExitCode2) {
   const std::string t4 = write("t4.json", gpu_test_results());
   Run r = ktune({"--t4", t4, "--into", into(), "--kernel", "k", "--gpu", "NVIDIA Foo"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "ktune: error: " + t4 + ": the compute capability of \"NVIDIA Foo\" is not known (no metadata "
-                   "gives it, and ktune's table of known GPUs does not have that name); give it as nvidia-smi "
-                   "--query-gpu=compute_cap prints it: --cc 8.0\n");
+  EXPECT_EQ(r.err, "ktune: error: " + t4 +
+                       ": the compute capability of \"NVIDIA Foo\" is not known (no metadata "
+                       "gives it, and ktune's table of known GPUs does not have that name); give it as nvidia-smi "
+                       "--query-gpu=compute_cap prints it: --cc 8.0\n");
   EXPECT_FALSE(fs::exists(into())) << "a refused import wrote a DB";
 
   r = ktune({"--t4", t4, "--into", into(), "--kernel", "k"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "ktune: error: " + t4 + ": no metadata names the GPU the results were measured on; give it: "
-                   "--gpu \"NVIDIA H200\"\n");
+  EXPECT_EQ(r.err, "ktune: error: " + t4 +
+                       ": no metadata names the GPU the results were measured on; give it: "
+                       "--gpu \"NVIDIA H200\"\n");
   EXPECT_FALSE(fs::exists(into()));
 }
 
 TEST_F(ImportCli, MalformedOptionValuesAreRefusedWithExitCode2) {
   const std::string t4 = write("t4.json", gpu_test_results());
   const std::vector<std::vector<std::string>> bad = {
-      {"--cc", "9"}, {"--cc", "x.y"}, {"--cc", "9.0.1"}, {"--cc", "09.0"}, {"--cc", "9."},
-      {"--cc", ".9"}, {"--cc", "9.10"}, {"--sm-count", "0"}, {"--sm-count", "-1"}, {"--sm-count", "1.5"},
-      {"--memory-gib", "0"}, {"--memory-gib", "nan"}, {"--memory-gib", "1e30"}, {"--gpu", ""},
+      {"--cc", "9"},
+      {"--cc", "x.y"},
+      {"--cc", "9.0.1"},
+      {"--cc", "09.0"},
+      {"--cc", "9."},
+      {"--cc", ".9"},
+      {"--cc", "9.10"},
+      {"--sm-count", "0"},
+      {"--sm-count", "-1"},
+      {"--sm-count", "1.5"},
+      {"--memory-gib", "0"},
+      {"--memory-gib", "nan"},
+      {"--memory-gib", "1e30"},
+      {"--gpu", ""},
   };
   for (const auto& option : bad) {
     std::vector<std::string> args = {"--t4", t4, "--into", into(), "--kernel", "k", "--gpu", "NVIDIA H200"};
@@ -341,8 +366,7 @@ TEST_F(ImportCli, MalformedOptionValuesAreRefusedWithExitCode2) {
     EXPECT_FALSE(fs::exists(into())) << option[0] << " " << option[1];
   }
   const Run r = ktune({"--t4", t4, "--into", into(), "--kernel", "k", "--gpu", "NVIDIA Foo", "--cc", "9"});
-  EXPECT_NE(r.err.find("--cc: \"9\" is not a compute capability MAJOR.MINOR; write e.g. 8.0 or 9.0"),
-            std::string::npos)
+  EXPECT_NE(r.err.find("--cc: \"9\" is not a compute capability MAJOR.MINOR; write e.g. 8.0 or 9.0"), std::string::npos)
       << r.err;
 }
 
@@ -350,9 +374,11 @@ TEST_F(ImportCli, KnownGpuNameIsEnoughAndTheLineSaysSo) {
   const std::string t4 = write("t4.json", gpu_test_results());
   const Run r = ktune({"--t4", t4, "--into", into(), "--kernel", "k", "--gpu", "NVIDIA H200", "--key", "M=64"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out, "imported 2 configs (1 timed, 1 failed) of k on NVIDIA H200 (compute capability 9.0, 132 SMs, "
-                   "memory not known; compute capability and SM count from ktune's table of known GPUs), key M=64 "
-                   "into " + into() + "/NVIDIA_H200.json\n");
+  EXPECT_EQ(r.out,
+            "imported 2 configs (1 timed, 1 failed) of k on NVIDIA H200 (compute capability 9.0, 132 SMs, "
+            "memory not known; compute capability and SM count from ktune's table of known GPUs), key M=64 "
+            "into " +
+                into() + "/NVIDIA_H200.json\n");
   const json gpu = recorded_gpu("NVIDIA_H200.json");
   EXPECT_EQ(gpu["cc_major"], 9);
   EXPECT_EQ(gpu["cc_minor"], 0);

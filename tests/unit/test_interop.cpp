@@ -19,10 +19,10 @@
 namespace {
 
 namespace fs = std::filesystem;
-using nlohmann::json;
-using nlohmann::ordered_json;
 using ktune::ReplaySpace;
 using ktune::Status;
+using nlohmann::json;
+using nlohmann::ordered_json;
 using TempDir = ktune::test_support::TempDir;
 
 fs::path interop_hub(const char* file) { return fs::path(KTUNE_BENCHMARK_HUB) / file; }
@@ -33,13 +33,16 @@ ktune::Fingerprint interop_fp(const std::string& hash = "0123456789abcdef") {
   ktune::Fingerprint fp;
   fp.kernel_hash = hash;
   fp.nvcc_version = "13.0.88";
-  fp.gpu = {.name = "NVIDIA H200", .cc_major = 9, .cc_minor = 0, .sm_count = 132,
-            .driver_version = 13000, .l2_bytes = 62914560};
+  fp.gpu = {.name = "NVIDIA H200",
+            .cc_major = 9,
+            .cc_minor = 0,
+            .sm_count = 132,
+            .driver_version = 13000,
+            .l2_bytes = 62914560};
   return fp;
 }
 
-ktune::DbRecord interop_record(const ktune::Fingerprint& fp, int64_t a, int64_t b,
-                               Status status, double ms = 0) {
+ktune::DbRecord interop_record(const ktune::Fingerprint& fp, int64_t a, int64_t b, Status status, double ms = 0) {
   const std::vector<std::string> names = {"A", "B"};
   const std::vector<int64_t> values = {a, b};
   ktune::DbRecord r;
@@ -64,16 +67,11 @@ fs::path make_interop_db(const fs::path& dir) {
   ktune::Db db(path, "tiny");
   const ktune::Fingerprint fp = interop_fp();
   std::vector<ktune::DbRecord> records = {
-      interop_record(fp, 1, 0, Status::Ok, 3.0),
-      interop_record(fp, 1, 1, Status::Ok, 2.0),
-      interop_record(fp, 2, 0, Status::LaunchFailed),
-      interop_record(fp, 2, 1, Status::CompileFailed),
-      interop_record(fp, 4, 0, Status::Resource),
-      interop_record(fp, 4, 1, Status::Ok, 0.5),
-      interop_record(fp, 8, 0, Status::Crashed),
-      interop_record(fp, 8, 1, Status::TimedOut),
-      interop_record(fp, 16, 0, Status::WrongResult),
-      interop_record(fp, 16, 1, Status::Ok, 1.5),
+      interop_record(fp, 1, 0, Status::Ok, 3.0),      interop_record(fp, 1, 1, Status::Ok, 2.0),
+      interop_record(fp, 2, 0, Status::LaunchFailed), interop_record(fp, 2, 1, Status::CompileFailed),
+      interop_record(fp, 4, 0, Status::Resource),     interop_record(fp, 4, 1, Status::Ok, 0.5),
+      interop_record(fp, 8, 0, Status::Crashed),      interop_record(fp, 8, 1, Status::TimedOut),
+      interop_record(fp, 16, 0, Status::WrongResult), interop_record(fp, 16, 1, Status::Ok, 1.5),
   };
   records.push_back(interop_record(interop_fp("other"), 1, 0, Status::Ok, 0.1));
   db.record_many(records);
@@ -83,10 +81,14 @@ fs::path make_interop_db(const fs::path& dir) {
 // What Kernel Tuner's cache can say of a ktune status.
 Status through_kernel_tuner(Status s) {
   switch (s) {
-    case Status::Ok: return Status::Ok;
-    case Status::CompileFailed: return Status::CompileFailed;
-    case Status::Resource: return Status::Resource;
-    default: return Status::LaunchFailed;
+    case Status::Ok:
+      return Status::Ok;
+    case Status::CompileFailed:
+      return Status::CompileFailed;
+    case Status::Resource:
+      return Status::Resource;
+    default:
+      return Status::LaunchFailed;
   }
 }
 
@@ -111,8 +113,8 @@ TEST(Interop, DbToKernelTunerCacheRoundTrip) {
   const ordered_json cache = ktune::to_kernel_tuner_cache(data, "2025-01-01T00:00:00Z");
 
   // Schema cache/1.1.0: every required field.
-  for (const char* f : {"schema_version", "device_name", "kernel_name", "problem_size",
-                        "tune_params_keys", "tune_params", "objective", "cache"})
+  for (const char* f : {"schema_version", "device_name", "kernel_name", "problem_size", "tune_params_keys",
+                        "tune_params", "objective", "cache"})
     EXPECT_TRUE(cache.contains(f)) << f;
   EXPECT_EQ(cache["schema_version"], "1.1.0");
   EXPECT_EQ(cache["device_name"], "NVIDIA H200");
@@ -121,8 +123,8 @@ TEST(Interop, DbToKernelTunerCacheRoundTrip) {
   EXPECT_EQ(cache["objective"], "time");
   EXPECT_EQ(cache["tune_params"]["A"], ordered_json::array({1, 2, 4, 8, 16}));
   for (const auto& [k, entry] : cache["cache"].items())
-    for (const char* f : {"time", "compile_time", "verification_time", "benchmark_time",
-                          "strategy_time", "framework_time", "timestamp"})
+    for (const char* f : {"time", "compile_time", "verification_time", "benchmark_time", "strategy_time",
+                          "framework_time", "timestamp"})
       EXPECT_TRUE(entry.contains(f)) << k << " " << f;
   EXPECT_EQ(cache["cache"]["4,1"]["time"], 0.5);
   EXPECT_EQ(cache["cache"]["4,1"]["times"].size(), 3u);
@@ -150,15 +152,14 @@ TEST(Interop, DbToT4ToDbRoundTrip) {
   TempDir dir;
   const fs::path db = make_interop_db(dir.path());
   const json original = ktune::Db::load_document(db).document;
-  const ordered_json t4 = ktune::to_t4_results(
-      ktune::interop_from_db(original, kInteropKey, db.string()), "2025-01-01T00:00:00Z");
+  const ordered_json t4 =
+      ktune::to_t4_results(ktune::interop_from_db(original, kInteropKey, db.string()), "2025-01-01T00:00:00Z");
 
   // T4 results schema 1.0.0: each result has the required fields.
   EXPECT_EQ(t4["schema_version"], "1.0.0");
   ASSERT_EQ(t4["results"].size(), 10u);
   for (const auto& r : t4["results"]) {
-    for (const char* f : {"configuration", "times", "invalidity", "correctness"})
-      EXPECT_TRUE(r.contains(f)) << f;
+    for (const char* f : {"configuration", "times", "invalidity", "correctness"}) EXPECT_TRUE(r.contains(f)) << f;
     EXPECT_TRUE(r["correctness"].is_number());
     EXPECT_EQ(r["objectives"], ordered_json::array({"time"}));
   }
@@ -169,8 +170,7 @@ TEST(Interop, DbToT4ToDbRoundTrip) {
   who.gpu = interop_fp().gpu;
   who.kernel_hash = interop_fp().kernel_hash;
   who.nvcc_version = interop_fp().nvcc_version;
-  const std::vector<ktune::DbRecord> records =
-      ktune::t4_to_db_records(ordered_json::parse(t4.dump()), who, "t4.json");
+  const std::vector<ktune::DbRecord> records = ktune::t4_to_db_records(ordered_json::parse(t4.dump()), who, "t4.json");
   ASSERT_EQ(records.size(), 10u);
   EXPECT_EQ(records[0].fp.digest(), interop_fp().digest());  // same fingerprint as named
 
@@ -238,16 +238,14 @@ TEST(Interop, MalformedT4GivesClearErrors) {
       {ordered_json::parse(R"({"schema_version": 1, "results": []})"), "\"schema_version\" must be a string"},
       {ordered_json::parse(R"({"schema_version": "2.0.0", "results": []})"), "not a T4 results schema 1.x.y"},
       {with("3"), "results[0] must be an object"},
-      {with(R"({"times": {}, "invalidity": "correct", "correctness": 1})"),
-       "results[0]: \"configuration\" is missing"},
+      {with(R"({"times": {}, "invalidity": "correct", "correctness": 1})"), "results[0]: \"configuration\" is missing"},
       {with(R"({"configuration": [1], "times": {}, "invalidity": "correct", "correctness": 1})"),
        "results[0].configuration must be a non-empty object"},
       {with(R"({"configuration": {"A": 1.5}, "times": {}, "invalidity": "correct", "correctness": 1})"),
        "results[0].configuration.\"A\" = 1.5 is not an integer"},
       {with(R"({"configuration": {"A": "x"}, "times": {}, "invalidity": "correct", "correctness": 1})"),
        "is not an integer"},
-      {with(R"({"configuration": {"A": 1}, "times": {}, "correctness": 1})"),
-       "results[0]: \"invalidity\" is missing"},
+      {with(R"({"configuration": {"A": 1}, "times": {}, "correctness": 1})"), "results[0]: \"invalidity\" is missing"},
       {with(R"({"configuration": {"A": 1}, "times": {}, "invalidity": "broken", "correctness": 1})"),
        "results[0].invalidity: \"broken\" is not a T4 invalidity"},
       {with(R"({"configuration": {"A": 1}, "times": {}, "invalidity": 3, "correctness": 1})"),
@@ -260,7 +258,8 @@ TEST(Interop, MalformedT4GivesClearErrors) {
        "results[0]: \"times\" is missing"},
       {with(R"({"configuration": {"A": 1}, "times": {"runtimes": 3}, "invalidity": "correct", "correctness": 1})"),
        "results[0].times.runtimes must be a list"},
-      {with(R"({"configuration": {"A": 1}, "times": {"runtimes": [1, -2]}, "invalidity": "correct", "correctness": 1})"),
+      {with(
+           R"({"configuration": {"A": 1}, "times": {"runtimes": [1, -2]}, "invalidity": "correct", "correctness": 1})"),
        "results[0].times.runtimes[1] = -2 is not a time"},
       {with(R"({"configuration": {"A": 1}, "times": {}, "invalidity": "correct", "correctness": 1})"),
        "has neither a \"time\" measurement nor times.runtimes"},
@@ -279,8 +278,7 @@ TEST(Interop, MalformedT4GivesClearErrors) {
   };
   for (const auto& [doc, want] : cases) {
     const std::string got = t4_error(doc);
-    EXPECT_NE(got.find(want), std::string::npos) << "want \"" << want << "\", got \"" << got
-                                                 << "\" for " << doc.dump();
+    EXPECT_NE(got.find(want), std::string::npos) << "want \"" << want << "\", got \"" << got << "\" for " << doc.dump();
     EXPECT_EQ(got.rfind("t4.json", 0), 0u) << got;  // names the file
   }
 
@@ -302,8 +300,7 @@ TEST(Interop, MalformedT4GivesClearErrors) {
 }
 
 TEST(Interop, ParseKeyText) {
-  EXPECT_EQ(ktune::parse_key_text("N=2,M=-1", "key"),
-            (std::map<std::string, int64_t>{{"M", -1}, {"N", 2}}));
+  EXPECT_EQ(ktune::parse_key_text("N=2,M=-1", "key"), (std::map<std::string, int64_t>{{"M", -1}, {"N", 2}}));
   EXPECT_TRUE(ktune::parse_key_text("", "key").empty());
   for (const char* bad : {"M", "=1", "M=", "M=1,", "M=1x", "M=1,M=2", ",M=1"})
     EXPECT_THROW(ktune::parse_key_text(bad, "key"), ktune::Error) << bad;
@@ -317,23 +314,21 @@ TEST(Interop, BenchmarkHubThroughT4AndKernelTunerCache) {
   const ReplaySpace space = ReplaySpace::from_cache_file(file);
   const ktune::InteropData data = ktune::interop_from_replay(space);
 
-  const ReplaySpace via_t4 = ktune::t4_to_replay(
-      ordered_json::parse(ktune::to_t4_results(data).dump()), "convolution.t4.json",
-      space.device(), space.kernel());
+  const ReplaySpace via_t4 = ktune::t4_to_replay(ordered_json::parse(ktune::to_t4_results(data).dump()),
+                                                 "convolution.t4.json", space.device(), space.kernel());
   EXPECT_EQ(via_t4.size(), 4362u);
   EXPECT_EQ(via_t4.timed(), 4201u);
   EXPECT_NEAR(via_t4.best().second, 0.5536, 5e-5);
   EXPECT_EQ(via_t4.best().second, space.best().second);
   EXPECT_EQ(via_t4.config(via_t4.best().first), space.config(space.best().first));
 
-  const ReplaySpace via_kt = ReplaySpace::from_cache(
-      json::parse(ktune::to_kernel_tuner_cache(data).dump()), "convolution.kt.json");
+  const ReplaySpace via_kt =
+      ReplaySpace::from_cache(json::parse(ktune::to_kernel_tuner_cache(data).dump()), "convolution.kt.json");
   EXPECT_EQ(via_kt.size(), 4362u);
   EXPECT_EQ(via_kt.timed(), 4201u);
   EXPECT_EQ(via_kt.best().second, space.best().second);
   std::size_t compile_failed = 0;
-  for (std::size_t i = 0; i < via_kt.size(); ++i)
-    compile_failed += via_kt.outcome(i).status == Status::CompileFailed;
+  for (std::size_t i = 0; i < via_kt.size(); ++i) compile_failed += via_kt.outcome(i).status == Status::CompileFailed;
   EXPECT_EQ(compile_failed, 6u);
 }
 

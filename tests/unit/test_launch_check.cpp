@@ -125,7 +125,9 @@ TEST_F(CheckLaunches, PassesAHarnessAndTemplateWithoutMistakes) {
 
 void misspelt_parameter(ktune::Harness& h) {
   const int n = static_cast<int>(h.key("N"));
-  h.launch([=](const ktune::Config& c) { return Launch{{ktune::cdiv(n, c["AA"])}, {32}, 0, ktune::args(uint64_t{0}, n)}; });
+  h.launch([=](const ktune::Config& c) {
+    return Launch{{ktune::cdiv(n, c["AA"])}, {32}, 0, ktune::args(uint64_t{0}, n)};
+  });
 }
 void misspelt_key(ktune::Harness& h) { h.key("M"); }
 void no_launch(ktune::Harness&) {}
@@ -134,8 +136,10 @@ TEST_F(CheckLaunches, NamesTheKeyConfigAndMistake) {
   const std::string e = error(&misspelt_parameter);
   EXPECT_NE(e.find("k: the launch template fails on the host (2 problems):"), std::string::npos) << e;
   EXPECT_NE(e.find("key N=100, config A=1 B=1 (the DEFAULT): the launch template: config has no parameter 'AA'"),
-            std::string::npos) << e;
-  EXPECT_NE(error(&misspelt_key).find("key N=2000: the harness: harness asks for key dimension 'M'"), std::string::npos);
+            std::string::npos)
+      << e;
+  EXPECT_NE(error(&misspelt_key).find("key N=2000: the harness: harness asks for key dimension 'M'"),
+            std::string::npos);
   EXPECT_NE(error(&no_launch).find("the harness gave no launch template"), std::string::npos);
 }
 
@@ -145,8 +149,9 @@ TEST_F(CheckLaunches, EvaluatesTheBakedConfigs) {
   const std::string bake = (dir_.path() / "bake.json").string();
   std::ofstream(bake) << nlohmann::json{
       {"key_dims", {"N"}},
-      {"tables", {{{"common_best", id({2, 3})},
-                   {"entries", {{{"key", {100}}, {"config", id({4, 3})}}, {{"key", {300}}, {"config", id({2, 3})}}}}}}}};
+      {"tables",
+       {{{"common_best", id({2, 3})},
+         {"entries", {{{"key", {100}}, {"config", id({4, 3})}}, {{"key", {300}}, {"config", id({2, 3})}}}}}}}};
   EXPECT_EQ(run(&good_harness, bake),
             "k: launch template checked on the host: 3 keys, 7 launches (the DEFAULT and the baked configs); "
             "arguments match the kernel's 2 parameters");

@@ -20,8 +20,7 @@ ktune::Measurement sample_measurement() {
   m.median_ms = 0.5;
   m.abandoned = true;
   m.max_error = 1e-6;
-  m.resources = {.registers = 128, .static_shared_bytes = 49152, .local_bytes = 16,
-                 .max_threads_per_block = 256};
+  m.resources = {.registers = 128, .static_shared_bytes = 49152, .local_bytes = 16, .max_threads_per_block = 256};
   m.message = "slow but right";
   m.seconds = 1.5;
   return m;
@@ -66,8 +65,7 @@ TEST(Measurement, JsonRoundTrip) {
 
 TEST(Measurement, EveryStatusHasAName) {
   using S = ktune::Status;
-  for (S s : {S::Ok, S::CompileFailed, S::Resource, S::LaunchFailed, S::Crashed, S::TimedOut,
-              S::WrongResult})
+  for (S s : {S::Ok, S::CompileFailed, S::Resource, S::LaunchFailed, S::Crashed, S::TimedOut, S::WrongResult})
     EXPECT_EQ(ktune::status_from_string(ktune::to_string(s)), s);
   EXPECT_STREQ(ktune::to_string(S::WrongResult), "wrong-result");
   EXPECT_STREQ(ktune::to_string(S::TimedOut), "timed-out");
@@ -94,9 +92,9 @@ TEST(Measurement, NonFiniteErrorIsStoredAsNullAndReadAsInfinity) {
 TEST(Measurement, RejectsMalformedInputNamingTheField) {
   const json good = sample_measurement().to_json();
   struct Case {
-    const char* field;   // json pointer of the mutated field
+    const char* field;  // json pointer of the mutated field
     json value;
-    const char* named;   // what the message must mention
+    const char* named;  // what the message must mention
   };
   const Case cases[] = {
       {"/status", 5, "status"},
@@ -123,8 +121,7 @@ TEST(Measurement, RejectsMalformedInputNamingTheField) {
     json bad = good;
     bad[json::json_pointer(c.field)] = c.value;
     std::string message = rejection(bad);
-    EXPECT_NE(message.find(c.named), std::string::npos)
-        << c.field << " = " << c.value.dump() << " gave: " << message;
+    EXPECT_NE(message.find(c.named), std::string::npos) << c.field << " = " << c.value.dump() << " gave: " << message;
   }
   json no_status = good;
   no_status.erase("status");

@@ -41,8 +41,7 @@ ktune::Fingerprint fingerprint(const std::string& gpu = "NVIDIA H200", int drive
   ktune::Fingerprint fp;
   fp.kernel_hash = "0123456789abcdef";
   fp.nvcc_version = "13.0.88";
-  fp.gpu = {.name = gpu, .cc_major = 9, .cc_minor = 0, .sm_count = 132,
-            .driver_version = driver, .l2_bytes = 62914560};
+  fp.gpu = {.name = gpu, .cc_major = 9, .cc_minor = 0, .sm_count = 132, .driver_version = driver, .l2_bytes = 62914560};
   return fp;
 }
 
@@ -76,13 +75,13 @@ json values_named(const std::string& name) {
 std::string cid(const std::string& name) { return ktune::config_id_of(values_named(name)); }
 
 // Writes one measurement into the DB file at `path` (as a tuner on another machine would).
-void put(const fs::path& path, const ktune::Fingerprint& fp, const std::string& key,
-         const std::string& name, const ktune::Measurement& m, const std::string& kernel = "sgemm") {
+void put(const fs::path& path, const ktune::Fingerprint& fp, const std::string& key, const std::string& name,
+         const ktune::Measurement& m, const std::string& kernel = "sgemm") {
   ktune::Db(path, kernel).record(fp, key, cid(name), values_named(name), m);
 }
 
-std::optional<ktune::Measurement> find(const fs::path& path, const ktune::Fingerprint& fp,
-                                       const std::string& key, const std::string& name) {
+std::optional<ktune::Measurement> find(const fs::path& path, const ktune::Fingerprint& fp, const std::string& key,
+                                       const std::string& name) {
   ktune::Db db(path, "sgemm");
   EXPECT_TRUE(db.warning().empty()) << db.warning();
   return db.find(fp, key, cid(name));
@@ -119,12 +118,11 @@ TEST(Merge, TwoGpuModelsGoToTwoFiles) {
             "NVIDIA_H200.json: 2 added, 0 replaced, 0 kept (2 keys)\n");
   const json j = r.to_json();
   EXPECT_EQ(j["kernel"], "sgemm");
-  EXPECT_EQ(j["files"]["NVIDIA_H200.json"],
-            json({{"added", 2}, {"replaced", 0}, {"kept", 0}, {"keys", 2}}));
+  EXPECT_EQ(j["files"]["NVIDIA_H200.json"], json({{"added", 2}, {"replaced", 0}, {"kept", 0}, {"keys", 2}}));
 
   EXPECT_EQ(find(into / "NVIDIA_H200.json", fingerprint(), kKey2, "aaaa")->median_ms, 2);
-  EXPECT_EQ(find(into / "NVIDIA_H100_80GB_HBM3.json", fingerprint("NVIDIA H100 80GB HBM3"), kKey,
-                 "aaaa")->median_ms, 3);
+  EXPECT_EQ(find(into / "NVIDIA_H100_80GB_HBM3.json", fingerprint("NVIDIA H100 80GB HBM3"), kKey, "aaaa")->median_ms,
+            3);
   EXPECT_EQ(configs_in(into / "NVIDIA_H200.json"), 2u);
   EXPECT_EQ(configs_in(into / "NVIDIA_H100_80GB_HBM3.json"), 1u);
 }
@@ -170,16 +168,16 @@ TEST(Merge, ConflictsFollowThePreferenceAndAreCounted) {
   const fs::path in = tmp.path() / "in.json";
   const ktune::Fingerprint fp = fingerprint();
   put(dest, fp, kKey, "ok_vs_failed", failed(ktune::Status::Crashed));
-  put(in, fp, kKey, "ok_vs_failed", timed(1, 3));                      // replaced
+  put(in, fp, kKey, "ok_vs_failed", timed(1, 3));  // replaced
   put(dest, fp, kKey, "failed_vs_ok", timed(2, 3));
   put(in, fp, kKey, "failed_vs_ok", failed(ktune::Status::WrongResult, 40));  // kept
   put(dest, fp, kKey, "more_samples", timed(3, 10));
-  put(in, fp, kKey, "more_samples", timed(4, 30));                     // replaced
+  put(in, fp, kKey, "more_samples", timed(4, 30));  // replaced
   put(dest, fp, kKey, "fewer_samples", timed(5, 30));
-  put(in, fp, kKey, "fewer_samples", timed(6, 10));                    // kept
+  put(in, fp, kKey, "fewer_samples", timed(6, 10));  // kept
   put(dest, fp, kKey, "tie", timed(7, 10));
-  put(in, fp, kKey, "tie", timed(8, 10));                              // kept
-  put(in, fp, kKey, "new", timed(9));                                  // added
+  put(in, fp, kKey, "tie", timed(8, 10));  // kept
+  put(in, fp, kKey, "new", timed(9));      // added
 
   ktune::MergeReport r = ktune::merge_dbs(into, {in});
   const ktune::MergeFileCounts& c = r.files.at("NVIDIA_H200.json");
@@ -242,14 +240,13 @@ TEST(Merge, CorruptInputIsAnErrorAndNothingIsWritten) {
     const std::string message = error_of([&] { ktune::merge_dbs(into, {good, bad}); });
     EXPECT_NE(message.find(bad.string()), std::string::npos) << message;
     EXPECT_EQ(message.find('\n'), std::string::npos) << message;
-    EXPECT_EQ(tree_of(into), into_before);  // not even the H100 file of the good input
+    EXPECT_EQ(tree_of(into), into_before);                     // not even the H100 file of the good input
     EXPECT_EQ(tree_of(tmp.path() / "inputs"), inputs_before);  // not moved aside, no lock
   }
   json future_db = json::parse(text);
   future_db["schema_version"] = 7;
   write(tmp.path() / "future.json", future_db.dump());
-  const std::string message =
-      error_of([&] { ktune::merge_dbs(into, {tmp.path() / "future.json"}); });
+  const std::string message = error_of([&] { ktune::merge_dbs(into, {tmp.path() / "future.json"}); });
   EXPECT_NE(message.find("schema_version 7"), std::string::npos) << message;
 }
 
@@ -258,8 +255,8 @@ TEST(Merge, MalformedEntriesInAnInputAreAnError) {
   const fs::path in = tmp.path() / "in.json", into = tmp.path() / "into";
   put(in, fingerprint(), kKey, "aaaa", timed(1));
   json doc = json::parse(read(in));
-  doc["fingerprints"][fingerprint().digest()]["keys"][kKey]["bbbb"] = {
-      {"values", {{"TM", 1}}}, {"measurement", {{"status", "exploded"}}}};
+  doc["fingerprints"][fingerprint().digest()]["keys"][kKey]["bbbb"] = {{"values", {{"TM", 1}}},
+                                                                       {"measurement", {{"status", "exploded"}}}};
   write(in, doc.dump());
   const std::string message = error_of([&] { ktune::merge_dbs(into, {in}); });
   EXPECT_NE(message.find(in.string()), std::string::npos) << message;
@@ -344,8 +341,7 @@ TEST(Merge, DirectoryInputMergesItsJsonFiles) {
   EXPECT_EQ(tree_of(machine), before);
 
   const std::vector<fs::path> files = ktune::merge_input_files({machine});
-  EXPECT_EQ(files, (std::vector<fs::path>{machine / "NVIDIA_H100.json",
-                                          machine / "NVIDIA_H200.json"}));
+  EXPECT_EQ(files, (std::vector<fs::path>{machine / "NVIDIA_H100.json", machine / "NVIDIA_H200.json"}));
 }
 
 TEST(Merge, InputsThatNameNoDbAreErrors) {
@@ -384,7 +380,6 @@ TEST(DbLoadDocument, ReadsAnyKernelAndNeverTouchesTheFile) {
   EXPECT_EQ(tree_of(tmp.path()).size(), 1u);  // no lock file, nothing set aside
 
   write(path, "{\"schema\": \"ktune.db\", \"schema_version\": 1, \"fingerprints\": {}}");
-  EXPECT_NE(error_of([&] { ktune::Db::load_document(path); }).find("\"kernel\""),
-            std::string::npos);
+  EXPECT_NE(error_of([&] { ktune::Db::load_document(path); }).find("\"kernel\""), std::string::npos);
   EXPECT_THROW(ktune::Db::load_document(tmp.path() / "missing.json"), ktune::Error);
 }

@@ -19,9 +19,8 @@ const ktune::NvccFlagRules kRules{{"A", "bug", "maxnreg"}, {"kernel_tuner"}, "us
 // The message for `flags`, each named "FLAGS[i] '<flag>'"; "no error" when they pass.
 std::string refusal(const std::vector<std::string>& flags) {
   return error_of([&] {
-    ktune::check_nvcc_flags(flags, kRules, [&](std::size_t i) {
-      return "FLAGS[" + std::to_string(i) + "] '" + flags[i] + "'";
-    });
+    ktune::check_nvcc_flags(flags, kRules,
+                            [&](std::size_t i) { return "FLAGS[" + std::to_string(i) + "] '" + flags[i] + "'"; });
   });
 }
 
@@ -33,9 +32,9 @@ void expect_refused(const std::vector<std::string>& flags, const std::string& na
 }  // namespace
 
 TEST(NvccFlags, OrdinaryFlagsPass) {
-  EXPECT_EQ(refusal({"-O3", "-lineinfo", "--use_fast_math", "-std=c++17", "-DB=1", "-DAB=2", "-D", "B_A",
-                     "-UNDEBUG", "--define-macro=C=1", "-Xptxas", "-v", "-Xcompiler", "-c",
-                     "-I/x", "--extended-lambda", "-opt-info=inline", "-use_fast_math"}),
+  EXPECT_EQ(refusal({"-O3", "-lineinfo", "--use_fast_math", "-std=c++17", "-DB=1", "-DAB=2", "-D", "B_A", "-UNDEBUG",
+                     "--define-macro=C=1", "-Xptxas", "-v", "-Xcompiler", "-c", "-I/x", "--extended-lambda",
+                     "-opt-info=inline", "-use_fast_math"}),
             "no error");
   // -maxrregcount is refused only where a parameter maxnreg sets it.
   EXPECT_EQ(error_of([] {
@@ -46,10 +45,13 @@ TEST(NvccFlags, OrdinaryFlagsPass) {
 
 TEST(NvccFlags, CompilerSelectionIsRefusedInEverySpelling) {
   const std::string why = "selects the host compiler, and no flag may choose which program a compile runs; drop it";
-  for (const std::vector<std::string>& flags :
-       std::vector<std::vector<std::string>>{{"-ccbin=/tmp/evil.sh"}, {"-ccbin", "/tmp/evil.sh"},
-                                             {"--compiler-bindir=/tmp/evil.sh"}, {"--compiler-bindir", "/tmp/x"},
-                                             {"-ccbin/tmp/x"}, {"-compiler-bindir=/tmp/x"}, {"--ccbin=/tmp/x"}})
+  for (const std::vector<std::string>& flags : std::vector<std::vector<std::string>>{{"-ccbin=/tmp/evil.sh"},
+                                                                                     {"-ccbin", "/tmp/evil.sh"},
+                                                                                     {"--compiler-bindir=/tmp/evil.sh"},
+                                                                                     {"--compiler-bindir", "/tmp/x"},
+                                                                                     {"-ccbin/tmp/x"},
+                                                                                     {"-compiler-bindir=/tmp/x"},
+                                                                                     {"--ccbin=/tmp/x"}})
     expect_refused(flags, "FLAGS[0] '" + flags[0] + "'", why);
   expect_refused({"--run"}, "FLAGS[0] '--run'", "runs the compiled program");
   expect_refused({"-run-args", "x"}, "FLAGS[0] '-run-args'", "runs the compiled program");
@@ -58,12 +60,37 @@ TEST(NvccFlags, CompilerSelectionIsRefusedInEverySpelling) {
 }
 
 TEST(NvccFlags, OutputsAndModesAreRefused) {
-  const std::string why = "sets what nvcc writes or where, which ktune sets for every config (a cubin and its "
-                          "dependency file); drop it";
-  for (const char* flag : {"-o", "--output-file=x.cubin", "-odir", "--output-directory=/tmp", "-MF", "-MF=x.d",
-                           "--dependency-output", "-MT", "-MD", "-MMD", "-M", "-MM", "--generate-dependencies",
-                           "-E", "--preprocess", "-c", "--compile", "-cubin", "--cubin", "-ptx", "-fatbin",
-                           "-dc", "--device-c", "-dlink", "-lib", "-keep-dir=/tmp", "-optix-ir", "-cuda"})
+  const std::string why =
+      "sets what nvcc writes or where, which ktune sets for every config (a cubin and its "
+      "dependency file); drop it";
+  for (const char* flag : {"-o",
+                           "--output-file=x.cubin",
+                           "-odir",
+                           "--output-directory=/tmp",
+                           "-MF",
+                           "-MF=x.d",
+                           "--dependency-output",
+                           "-MT",
+                           "-MD",
+                           "-MMD",
+                           "-M",
+                           "-MM",
+                           "--generate-dependencies",
+                           "-E",
+                           "--preprocess",
+                           "-c",
+                           "--compile",
+                           "-cubin",
+                           "--cubin",
+                           "-ptx",
+                           "-fatbin",
+                           "-dc",
+                           "--device-c",
+                           "-dlink",
+                           "-lib",
+                           "-keep-dir=/tmp",
+                           "-optix-ir",
+                           "-cuda"})
     expect_refused({"-O3", flag, "x"}, std::string("FLAGS[1] '") + flag + "'", why);
 }
 

@@ -38,11 +38,10 @@ class Capture {
   std::FILE* f_;
 };
 
-
 }  // namespace
 
 ktune::ProgressState state(std::size_t done, double best_ms, std::string best, std::size_t compiled = 0,
-                          std::size_t measured = 0) {
+                           std::size_t measured = 0) {
   ktune::ProgressState s;
   s.done = done;
   s.best_ms = best_ms;
@@ -64,7 +63,8 @@ TEST(Progress, InteractiveRewritesOneLine) {
   EXPECT_EQ(out.text(), first);
   // A shorter line is padded so that nothing of the longer one is left on screen.
   p.update(state(38, 1.2, "x", 40, 38), 38.0);
-  const std::string second = "\rgemm key 1/1 (N=1024): 38/117 configs, best 1.200 ms (x), 1.1 cubins/s, 1.0 measured/s, ETA 1:19";
+  const std::string second =
+      "\rgemm key 1/1 (N=1024): 38/117 configs, best 1.200 ms (x), 1.1 cubins/s, 1.0 measured/s, ETA 1:19";
   ASSERT_LT(second.size(), first.size());
   EXPECT_EQ(out.text(), first + second + std::string(first.size() - second.size(), ' '));
   EXPECT_EQ(out.text().find('\n'), std::string::npos);
@@ -82,8 +82,9 @@ TEST(Progress, OneLineAcrossKeysWithAnEtaForAll) {
   s.compiling = 3;
   s.compiling_what = "B=4 T=2";
   // This key: 10 s for 5, 5 left: 0:10. All: 0:10 + 1 key x 10 configs x (30 s / 15 done).
-  EXPECT_EQ(p.line(s, 30.0), "conv key 2/3 (N=2): 5/10 configs, best 1.500 ms (b), compiling 3 (B=4 T=2), 0.4 cubins/s, "
-                             "0.5 measured/s, ETA 0:10, all keys 0:30");
+  EXPECT_EQ(p.line(s, 30.0),
+            "conv key 2/3 (N=2): 5/10 configs, best 1.500 ms (b), compiling 3 (B=4 T=2), 0.4 cubins/s, "
+            "0.5 measured/s, ETA 0:10, all keys 0:30");
   p.update(s, 30.0);
   p.finish(50.0);
   const std::string done = "conv: 3 keys, 15 configs in 0:50";
@@ -117,6 +118,4 @@ TEST(Progress, QuietWhenNotATerminal) {
   EXPECT_EQ(out.text(), "");
 }
 
-TEST(Progress, NullStreamIsAnError) {
-  EXPECT_THROW(Progress("t", 3, nullptr), ktune::Error);
-}
+TEST(Progress, NullStreamIsAnError) { EXPECT_THROW(Progress("t", 3, nullptr), ktune::Error); }

@@ -20,8 +20,7 @@ testing::AssertionResult Fails(std::string_view text, std::vector<std::string> w
     std::string message = e.what();
     for (const std::string& w : words) {
       if (message.find(w) == std::string::npos) {
-        return testing::AssertionFailure() << "'" << text << "': message '" << message
-                                           << "' lacks '" << w << "'";
+        return testing::AssertionFailure() << "'" << text << "': message '" << message << "' lacks '" << w << "'";
       }
     }
     return testing::AssertionSuccess();
@@ -34,8 +33,7 @@ TEST(PythonList, LiteralLists) {
   EXPECT_EQ(evaluate_python_list("[1, 2,]"), (List{1, 2}));
   EXPECT_EQ(evaluate_python_list("[]"), List{});
   EXPECT_EQ(evaluate_python_list("[ ]"), List{});
-  EXPECT_EQ(evaluate_python_list("[-1, 0x10, 2**10, 7 // 2, -7 % 3]"),
-            (List{-1, 16, 1024, 3, 2}));
+  EXPECT_EQ(evaluate_python_list("[-1, 0x10, 2**10, 7 // 2, -7 % 3]"), (List{-1, 16, 1024, 3, 2}));
   EXPECT_EQ(evaluate_python_list("  [ 1 ,\n 2 ]  "), (List{1, 2}));
   EXPECT_EQ(evaluate_python_list("[True, False]"), (List{1, 0}));
   EXPECT_EQ(evaluate_python_list("[8, 8]"), (List{8, 8}));  // duplicates are kept
@@ -59,17 +57,14 @@ TEST(PythonList, Ranges) {
   // At the ends of int64: no overflow in the length or the values.
   EXPECT_EQ(evaluate_python_list("range(9223372036854775807, 9223372036854775804, -1)"),
             (List{INT64_MAX, INT64_MAX - 1, INT64_MAX - 2}));
-  EXPECT_EQ(evaluate_python_list("range(-9223372036854775807 - 1, 0, 9223372036854775807)"),
-            (List{INT64_MIN, -1}));
+  EXPECT_EQ(evaluate_python_list("range(-9223372036854775807 - 1, 0, 9223372036854775807)"), (List{INT64_MIN, -1}));
 }
 
 TEST(PythonList, Comprehensions) {
   EXPECT_EQ(evaluate_python_list("[2**i for i in range(0, 6)]"), (List{1, 2, 4, 8, 16, 32}));
   EXPECT_EQ(evaluate_python_list("[x for x in range(10) if x % 3 == 0]"), (List{0, 3, 6, 9}));
-  EXPECT_EQ(evaluate_python_list("[x for x in range(20) if x % 2 == 0 if x % 3 == 0]"),
-            (List{0, 6, 12, 18}));
-  EXPECT_EQ(evaluate_python_list("[x if x < 3 else -x for x in range(5)]"),
-            (List{0, 1, 2, -3, -4}));
+  EXPECT_EQ(evaluate_python_list("[x for x in range(20) if x % 2 == 0 if x % 3 == 0]"), (List{0, 6, 12, 18}));
+  EXPECT_EQ(evaluate_python_list("[x if x < 3 else -x for x in range(5)]"), (List{0, 1, 2, -3, -4}));
   EXPECT_EQ(evaluate_python_list("[i // 2 for i in range(-3, 3)]"), (List{-2, -1, -1, 0, 0, 1}));
   EXPECT_EQ(evaluate_python_list("[32 * k for k in list(range(1, 4))]"), (List{32, 64, 96}));
   EXPECT_EQ(evaluate_python_list("[x * 2 for x in [1, 2, 3]]"), (List{2, 4, 6}));
@@ -79,8 +74,7 @@ TEST(PythonList, Comprehensions) {
 
 TEST(PythonList, Concatenation) {
   EXPECT_EQ(evaluate_python_list("[1, 2] + list(range(4, 9, 4))"), (List{1, 2, 4, 8}));
-  EXPECT_EQ(evaluate_python_list("list(range(2)) + [5] + [2**i for i in range(3) if i]"),
-            (List{0, 1, 5, 2, 4}));
+  EXPECT_EQ(evaluate_python_list("list(range(2)) + [5] + [2**i for i in range(3) if i]"), (List{0, 1, 5, 2, 4}));
   EXPECT_EQ(evaluate_python_list("range(2) + range(2)"), (List{0, 1, 0, 1}));
   EXPECT_EQ(evaluate_python_list("list([1, 2] + [3])"), (List{1, 2, 3}));
 }
@@ -119,8 +113,7 @@ TEST(PythonList, OtherFormsAreRejectedWithTheAcceptedOnes) {
   EXPECT_TRUE(Fails("[x for x range(3)]", {"expected 'in'"}));
   EXPECT_TRUE(Fails("[x for x in range(3) if]", {"'if' needs a condition"}));
   // Element errors come from the expression parser, at the column in the whole text.
-  EXPECT_TRUE(Fails("[y for x in range(3)]", {"unknown parameter 'y' (did you mean 'x'?)",
-                                              "column 2"}));
+  EXPECT_TRUE(Fails("[y for x in range(3)]", {"unknown parameter 'y' (did you mean 'x'?)", "column 2"}));
   EXPECT_TRUE(Fails("[1, 2 +]", {"ends too early", "column 8"}));
   EXPECT_TRUE(Fails("[n]", {"unknown parameter 'n'"}));
 }

@@ -17,8 +17,8 @@ struct TwoByTwo {
   double w = std::exp(1 / std::sqrt(2.0)) / (std::exp(1 / std::sqrt(2.0)) + 1);
 };
 
-std::vector<double> run(const std::vector<double>& q, const std::vector<double>& k,
-                        const std::vector<double>& v, int BH, int S, int D, bool causal) {
+std::vector<double> run(const std::vector<double>& q, const std::vector<double>& k, const std::vector<double>& v,
+                        int BH, int S, int D, bool causal) {
   std::vector<double> o(q.size(), -1);
   fmha_ref::attention_rows(q.data(), k.data(), v.data(), o.data(), S, D, causal, 0, size_t(BH) * S);
   return o;

@@ -39,13 +39,8 @@ TYPED_TEST(HgemmReference, SquareTwoByTwo) {
 TYPED_TEST(HgemmReference, RectangularIsRowMajor) {
   using T = TypeParam;
   // A is 3×4, B is 4×2: a transposed or column-major reading would give other numbers.
-  auto a = values<T>({1, 0, 2, -1,
-                      0, 3, 1, 1,
-                      -2, 1, 0, 4});
-  auto b = values<T>({1, 2,
-                      3, 4,
-                      -1, 0.5,
-                      2, -2});
+  auto a = values<T>({1, 0, 2, -1, 0, 3, 1, 1, -2, 1, 0, 4});
+  auto b = values<T>({1, 2, 3, 4, -1, 0.5, 2, -2});
   // row 0: 1*1 + 0*3 + 2*-1 + -1*2 = -3;   1*2 + 0*4 + 2*0.5 + -1*-2 = 5
   // row 1: 0 + 9 - 1 + 2 = 10;             0 + 12 + 0.5 - 2 = 10.5
   // row 2: -2 + 3 + 0 + 8 = 9;             -4 + 4 + 0 - 8 = -8
@@ -57,8 +52,7 @@ TEST(HgemmReferenceRounding, Fp16SumsExactlyThenRoundsOnce) {
   using T = ktune::half;
   // 2048 + 1 + 1 = 2050 (fp16 spacing at 2048 is 2). Summing in fp16 would give 2048
   // (2049 ties to even, twice); the reference keeps the sum exact.
-  EXPECT_EQ(product(values<T>({2048, 1, 1}), values<T>({1, 1, 1}), 1, 1, 3),
-            (std::vector<double>{2050}));
+  EXPECT_EQ(product(values<T>({2048, 1, 1}), values<T>({1, 1, 1}), 1, 1, 3), (std::vector<double>{2050}));
   // 2048 + 1 = 2049, a tie: nearest even is 2048.
   EXPECT_EQ(product(values<T>({2048, 1}), values<T>({1, 1}), 1, 1, 2), (std::vector<double>{2048}));
   // 2048 + 3 = 2051, a tie: nearest even is 2052.
@@ -66,11 +60,9 @@ TEST(HgemmReferenceRounding, Fp16SumsExactlyThenRoundsOnce) {
   // 2048 + 1 + 2^-20 is just above the tie 2049: correctly rounded, 2050. Rounding the
   // double to float first would land on 2049 exactly and then round to 2048.
   const double tiny = 1.0 / 1024;  // 2^-10, a normal fp16
-  EXPECT_EQ(product(values<T>({2048, 1, tiny}), values<T>({1, 1, tiny}), 1, 1, 3),
-            (std::vector<double>{2050}));
+  EXPECT_EQ(product(values<T>({2048, 1, tiny}), values<T>({1, 1, tiny}), 1, 1, 3), (std::vector<double>{2050}));
   // And just below a tie rounds down: 2048 + 1 - 2^-20 -> 2048.
-  EXPECT_EQ(product(values<T>({2048, 1, -tiny}), values<T>({1, 1, tiny}), 1, 1, 3),
-            (std::vector<double>{2048}));
+  EXPECT_EQ(product(values<T>({2048, 1, -tiny}), values<T>({1, 1, tiny}), 1, 1, 3), (std::vector<double>{2048}));
 }
 
 TEST(HgemmReferenceRounding, Bf16RoundsToEightBits) {

@@ -22,9 +22,9 @@
 namespace {
 
 namespace fs = std::filesystem;
-using nlohmann::json;
 using ktune::ReplaySpace;
 using ktune::Status;
+using nlohmann::json;
 using TempDir = ktune::test_support::TempDir;
 
 fs::path hub(const char* file) { return fs::path(KTUNE_BENCHMARK_HUB) / file; }
@@ -95,8 +95,7 @@ std::size_t count_status(const ReplaySpace& r, Status s) {
   return n;
 }
 
-std::string trace_of(const ReplaySpace& r, const std::string& strategy, std::size_t budget,
-                     uint64_t seed) {
+std::string trace_of(const ReplaySpace& r, const std::string& strategy, std::size_t budget, uint64_t seed) {
   std::ostringstream out;
   ktune::JsonlTrace trace(out);
   ktune::simulate(r, strategy, budget, seed, &trace);
@@ -322,8 +321,8 @@ TEST(Replay, FromDbTakesTheLargestFingerprint) {
   ktune::Fingerprint fp;
   fp.kernel_hash = "0123456789abcdef";
   fp.nvcc_version = "13.0.88";
-  fp.gpu = {.name = "NVIDIA H200", .cc_major = 9, .cc_minor = 0, .sm_count = 132,
-            .driver_version = 13000, .l2_bytes = 1};
+  fp.gpu = {
+      .name = "NVIDIA H200", .cc_major = 9, .cc_minor = 0, .sm_count = 132, .driver_version = 13000, .l2_bytes = 1};
   ktune::Fingerprint old = fp;
   old.kernel_hash = "fedcba9876543210";
   auto timed = [](double ms) {
@@ -341,7 +340,8 @@ TEST(Replay, FromDbTakesTheLargestFingerprint) {
     db.record(fp, key, ktune::config_id_of({{"TM", 64}, {"TN", 32}}), {{"TM", 64}, {"TN", 32}}, timed(2.0));
     db.record(fp, key, ktune::config_id_of({{"TM", 32}, {"TN", 32}}), {{"TM", 32}, {"TN", 32}}, timed(1.5));
     db.record(fp, key, ktune::config_id_of({{"TM", 32}, {"TN", 64}}), {{"TM", 32}, {"TN", 64}}, failed);
-    db.record(old, key, ktune::config_id_of({{"TM", 64}, {"TN", 32}}), {{"TM", 64}, {"TN", 32}}, timed(0.1));  // an older kernel
+    db.record(old, key, ktune::config_id_of({{"TM", 64}, {"TN", 32}}), {{"TM", 64}, {"TN", 32}},
+              timed(0.1));  // an older kernel
     db.record(fp, "M=8,N=8", ktune::config_id_of({{"TM", 64}, {"TN", 32}}), {{"TM", 64}, {"TN", 32}}, timed(9.0));
   }
   const ReplaySpace r = ReplaySpace::from_db(file, "M=64,N=64");
@@ -365,8 +365,7 @@ TEST(Replay, FromDbTakesTheLargestFingerprint) {
     ReplaySpace::from_db(file, "M=1");
     ADD_FAILURE() << "no error";
   } catch (const ktune::Error& e) {
-    EXPECT_NE(std::string(e.what()).find("no measurements for key \"M=1\""), std::string::npos)
-        << e.what();
+    EXPECT_NE(std::string(e.what()).find("no measurements for key \"M=1\""), std::string::npos) << e.what();
   }
   EXPECT_THROW(ReplaySpace::from_db(dir.path() / "none.json", ""), ktune::Error);
 }
@@ -384,8 +383,8 @@ TEST(Simulate, ExhaustiveFindsTheRecordedBest) {
 }
 
 TEST(Simulate, ExhaustiveFindsTheRecordedBestOnSharedSpaces) {
-  for (const char* file : {"convolution_milo_A100.json.gz", "convolution_milo_A4000.json.gz",
-                           "dedispersion_milo_A100.json.gz"}) {
+  for (const char* file :
+       {"convolution_milo_A100.json.gz", "convolution_milo_A4000.json.gz", "dedispersion_milo_A100.json.gz"}) {
     SCOPED_TRACE(file);
     REQUIRE_HUB(file);
     const ReplaySpace r = ReplaySpace::from_cache_file(hub(file));
@@ -466,8 +465,7 @@ TEST(Simulate, RefusesAStrategyThatRepeats) {
     ktune::simulate(r, repeater, 6);
     ADD_FAILURE() << "no error";
   } catch (const ktune::Error& e) {
-    EXPECT_NE(std::string(e.what()).find("\"repeater\" proposed config 0 again at proposal 2"),
-              std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("\"repeater\" proposed config 0 again at proposal 2"), std::string::npos)
         << e.what();
   }
 }
@@ -477,7 +475,7 @@ TEST(Simulate, BudgetText) {
   EXPECT_EQ(ktune::parse_budget("2%", 4362, "--budget"), 87u);    // 87.24
   EXPECT_EQ(ktune::parse_budget("0.5%", 4362, "--budget"), 22u);  // 21.81
   EXPECT_EQ(ktune::parse_budget("100%", 4362, "--budget"), 4362u);
-  EXPECT_EQ(ktune::parse_budget("0.001%", 10, "--budget"), 1u);   // at least one
+  EXPECT_EQ(ktune::parse_budget("0.001%", 10, "--budget"), 1u);  // at least one
   for (const char* bad : {"", "%", "0", "-5", "abc", "2.5", "0%", "101%", "1.2.3%", ".%"}) {
     SCOPED_TRACE(bad);
     try {
@@ -503,10 +501,9 @@ TEST(Prior, RanksTheTargetsConfigsByTheOthersTimes) {
   const ReplaySpace target(SearchSpace({{"A", {1, 2, 3}}, {"B", {10, 20}}}, target_rows),
                            std::vector<RecordedOutcome>(6, {Status::Ok, 1.0}), "GPU T", "k", "target.json");
   // Other: B first, an extra parameter C, A = 4 that the target lacks.
-  const std::vector<int64_t> other_rows = {10, 1, 0,  10, 2, 0,  10, 4, 0,  20, 1, 0,  20, 3, 0,  20, 3, 1};
-  const std::vector<RecordedOutcome> times = {{Status::Ok, 5.0}, {Status::Ok, 2.0},
-                                              {Status::Ok, 0.5}, {Status::LaunchFailed, 0},
-                                              {Status::Ok, 3.0}, {Status::Ok, 1.0}};
+  const std::vector<int64_t> other_rows = {10, 1, 0, 10, 2, 0, 10, 4, 0, 20, 1, 0, 20, 3, 0, 20, 3, 1};
+  const std::vector<RecordedOutcome> times = {{Status::Ok, 5.0},         {Status::Ok, 2.0}, {Status::Ok, 0.5},
+                                              {Status::LaunchFailed, 0}, {Status::Ok, 3.0}, {Status::Ok, 1.0}};
   const ReplaySpace other(SearchSpace({{"B", {10, 20}}, {"A", {1, 2, 3, 4}}, {"C", {0, 1}}}, other_rows), times,
                           "GPU O", "k", "other.json");
   // Fastest first: A=4 (not in the target), A=3 B=20 C=1 (index 5), A=2 B=10 (2), A=3 B=20

@@ -62,8 +62,8 @@ TEST(Space, RejectionsAccountForEveryPoint) {
 TEST(Space, RandomSpacesMatchBruteForce) {
   // Constraints over different subsets, so the binding order differs from declaration order.
   std::mt19937 rng(7);
-  const std::vector<std::string> pool = {"x*y <= 24", "z % 3 != 1", "w + x >= 4",
-                                         "y // 2 <= z or w == 0", "2 <= z*w < 12", "x != y"};
+  const std::vector<std::string> pool = {"x*y <= 24",     "z % 3 != 1", "w + x >= 4", "y // 2 <= z or w == 0",
+                                         "2 <= z*w < 12", "x != y"};
   for (int trial = 0; trial < 30; ++trial) {
     std::vector<Parameter> params;
     for (const char* name : {"w", "x", "y", "z"}) {

@@ -23,8 +23,7 @@ std::vector<double> ranks_shuffled(std::size_t n) {
 }
 
 // The first sample count at which `rule` says enough (0: never, up to `limit`).
-std::size_t stops_at(const StoppingRule& rule, const std::vector<double>& all,
-                     double seconds = 0) {
+std::size_t stops_at(const StoppingRule& rule, const std::vector<double>& all, double seconds = 0) {
   for (std::size_t n = 0; n <= all.size(); ++n)
     if (rule.enough(std::span(all).first(n), seconds)) return n;
   return 0;
@@ -160,8 +159,8 @@ TEST(StoppingRule, ClearlySlowerUsesTheOrderStatisticNotTheMinimum) {
   // n = 20, so ci_low is the 5th smallest sample.
   std::vector<double> x(20, 2.0);
   std::fill(x.begin(), x.begin() + 4, 1.0);  // four lucky fast samples
-  EXPECT_TRUE(rule.clearly_slower(x, 1.0));   // x_(5) = 2.0
-  x[4] = 1.0;                                 // five: x_(5) = 1.0
+  EXPECT_TRUE(rule.clearly_slower(x, 1.0));  // x_(5) = 2.0
+  x[4] = 1.0;                                // five: x_(5) = 1.0
   EXPECT_FALSE(rule.clearly_slower(x, 1.0));
 }
 

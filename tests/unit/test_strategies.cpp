@@ -38,7 +38,10 @@ SearchSpace grid(std::size_t dims, std::size_t n, const std::function<bool(const
       for (int64_t p : position) rows.push_back(10 * p);
     more = false;
     for (std::size_t k = dims; k-- > 0;) {
-      if (++position[k] < static_cast<int64_t>(n)) { more = true; break; }
+      if (++position[k] < static_cast<int64_t>(n)) {
+        more = true;
+        break;
+      }
       position[k] = 0;
     }
   }
@@ -101,12 +104,11 @@ class EveryStrategy : public ::testing::TestWithParam<std::string> {};
 
 }  // namespace
 
-INSTANTIATE_TEST_SUITE_P(Strategies, EveryStrategy, ::testing::ValuesIn(ktune::strategy_names()),
-                         [](const auto& info) {
-                           std::string name = info.param;
-                           std::replace(name.begin(), name.end(), '-', '_');
-                           return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(Strategies, EveryStrategy, ::testing::ValuesIn(ktune::strategy_names()), [](const auto& info) {
+  std::string name = info.param;
+  std::replace(name.begin(), name.end(), '-', '_');
+  return name;
+});
 
 TEST_P(EveryStrategy, ExhaustsASmallSpaceEachConfigOnceDefaultFirst) {
   // A 6x6 grid with a constrained corner: 30 configs.
@@ -119,7 +121,8 @@ TEST_P(EveryStrategy, ExhaustsASmallSpaceEachConfigOnceDefaultFirst) {
                      " batch=" + std::to_string(batch));
         auto s = make_strategy(GetParam(), {space, first, 7, budget});
         EXPECT_EQ(s->name(), GetParam());
-        const Idx all = run(*s, [&](std::size_t i) { return 1.0 + static_cast<double>(i % 7); }, SIZE_MAX, batch);
+        const Idx all = run(
+            *s, [&](std::size_t i) { return 1.0 + static_cast<double>(i % 7); }, SIZE_MAX, batch);
         ASSERT_EQ(all.size(), space.size());
         EXPECT_EQ(all.front(), first);
         expect_each_once(all, space.size());
@@ -140,7 +143,8 @@ TEST_P(EveryStrategy, MeasuresThePriorRightAfterTheDefault) {
   const std::vector<std::size_t> prior = {500, 7, 500, 12, 9999, 400, 3, 801, 802};
   for (std::size_t batch : {1u, 8u}) {
     auto s = make_strategy(GetParam(), {space, 7, 3, 100, false, prior});
-    const Idx all = run(*s, [](std::size_t i) { return 1.0 + static_cast<double>(i % 11); }, SIZE_MAX, batch);
+    const Idx all = run(
+        *s, [](std::size_t i) { return 1.0 + static_cast<double>(i % 11); }, SIZE_MAX, batch);
     ASSERT_EQ(all.size(), 100u);
     // The DEFAULT (7) first, then 500, 12, 400, 3, 801: 7 is the DEFAULT, the second 500 a
     // repeat and 9999 outside the space.

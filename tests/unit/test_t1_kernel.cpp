@@ -60,9 +60,7 @@ json base_spec() {
   })json");
 }
 
-ktune::T1Kernel read(const json& doc) {
-  return ktune::read_t1_kernel(doc, "spec.json");
-}
+ktune::T1Kernel read(const json& doc) { return ktune::read_t1_kernel(doc, "spec.json"); }
 
 using ktune::test_support::error_of;
 
@@ -108,8 +106,7 @@ TEST(T1Kernel, ReadsEveryField) {
 
 TEST(T1Kernel, ReadsTheBenchmarkHubSpecs) {
   for (const char* file : {"convolution_milo.T1.json", "dedispersion_milo.T1.json"}) {
-    if (!std::filesystem::exists(hub(file)))
-      GTEST_SKIP() << "SKIPPED: benchmark_hub data not found at " << hub(file);
+    if (!std::filesystem::exists(hub(file))) GTEST_SKIP() << "SKIPPED: benchmark_hub data not found at " << hub(file);
     const json doc = ktune::read_json_file(hub(file));
     const ktune::T1Kernel k = read(doc);
     EXPECT_EQ(k.arguments.size(), 3u) << file;
@@ -123,8 +120,8 @@ TEST(T1Kernel, ReadsTheBenchmarkHubSpecs) {
 TEST(T1Kernel, SearchAndBudgetMapToKtuneOptions) {
   json doc = base_spec();
   doc["Search"] = {{"Name", "genetic_algorithm"}, {"Attributes", json::array()}};
-  doc["Budget"] = json::array({{{"Type", "ConfigurationFraction"}, {"BudgetValue", 0.025}},
-                               {{"Type", "TuningDuration"}, {"BudgetValue", 60}}});
+  doc["Budget"] = json::array(
+      {{{"Type", "ConfigurationFraction"}, {"BudgetValue", 0.025}}, {{"Type", "TuningDuration"}, {"BudgetValue", 60}}});
   ktune::T1Kernel k = read(doc);
   EXPECT_EQ(k.strategy, "genetic");
   EXPECT_EQ(k.budget, "2.5%");
@@ -154,20 +151,27 @@ TEST(T1Kernel, RefusesWhatItDoesNotSupportNamingTheFieldAndTheFix) {
   auto arg = [&](json& d, int i) -> json& { return ks(d)["Arguments"][i]; };
   const std::vector<Case> cases = {
       {[&](json& d) { d.erase("KernelSpecification"); }, {"spec.json", "no \"KernelSpecification\""}},
-      {[&](json& d) { ks(d)["Language"] = "OpenCL"; }, {"KernelSpecification.Language \"OpenCL\" is not supported", "nvcc"}},
+      {[&](json& d) { ks(d)["Language"] = "OpenCL"; },
+       {"KernelSpecification.Language \"OpenCL\" is not supported", "nvcc"}},
       {[&](json& d) { ks(d).erase("Language"); }, {"add \"Language\": \"CUDA\""}},
       {[&](json& d) { ks(d).erase("KernelName"); }, {"has no \"KernelName\""}},
       {[&](json& d) { ks(d)["KernelName"] = "conv<float>"; }, {"KernelName", "not a C identifier"}},
       {[&](json& d) { ks(d)["CompilerOptions"] = "-O3"; }, {"CompilerOptions", "list of nvcc flags"}},
-      {[&](json& d) { ks(d)["ProblemSize"] = json::array({"N", 4}); },
+      {[&](json& d) {
+         ks(d)["ProblemSize"] = json::array({"N", 4});
+       },
        {"KernelSpecification.ProblemSize[0]", "\"N\" is not supported", "--problem-size"}},
-      {[&](json& d) { ks(d)["ProblemSize"] = json::array({1, 2, 3, 4}); }, {"ProblemSize", "1 to 3 sizes"}},
+      {[&](json& d) {
+         ks(d)["ProblemSize"] = json::array({1, 2, 3, 4});
+       },
+       {"ProblemSize", "1 to 3 sizes"}},
       {[&](json& d) { ks(d)["GridDivX"] = "block_size_x"; }, {"GridDivX", "list of expressions"}},
       {[&](json& d) { ks(d)["LocalSize"] = json::array(); }, {"LocalSize", "must be an object"}},
       {[&](json& d) { ks(d)["SharedMemory"] = -1; }, {"SharedMemory", "bytes"}},
       {[&](json& d) { ks(d)["Stream"] = 1; }, {"KernelSpecification.Stream", "set it to null"}},
       {[&](json& d) { ks(d)["SimulationInput"] = "cache.json"; }, {"SimulationInput", "ktune simulate"}},
-      {[&](json& d) { ks(d)["ReferenceArguments"] = json::array(); }, {"ReferenceArguments", "Default config's outputs"}},
+      {[&](json& d) { ks(d)["ReferenceArguments"] = json::array(); },
+       {"ReferenceArguments", "Default config's outputs"}},
       {[&](json& d) { ks(d)["GlobalSizeType"] = "Vulkan"; }, {"GlobalSizeType", "\"Vulkan\" is not supported"}},
       {[&](json& d) { ks(d).erase("Arguments"); }, {"has no \"Arguments\""}},
       {[&](json& d) { arg(d, 1)["Type"] = "float4"; },
@@ -175,7 +179,8 @@ TEST(T1Kernel, RefusesWhatItDoesNotSupportNamingTheFieldAndTheFix) {
       {[&](json& d) { arg(d, 1)["Type"] = "custom"; }, {"Arguments[1] (input_image).Type", "use one of"}},
       {[&](json& d) { arg(d, 1).erase("Type"); }, {"Arguments[1] (input_image)", "has no \"Type\""}},
       {[&](json& d) { arg(d, 1)["MemoryType"] = "Local"; }, {"Arguments[1] (input_image).MemoryType", "\"Local\""}},
-      {[&](json& d) { arg(d, 2)["MemoryType"] = "Symbol"; }, {"\"Symbol\" is not supported", "\"MemType\": \"Constant\""}},
+      {[&](json& d) { arg(d, 2)["MemoryType"] = "Symbol"; },
+       {"\"Symbol\" is not supported", "\"MemType\": \"Constant\""}},
       {[&](json& d) { arg(d, 2)["MemType"] = "Texture"; }, {"Arguments[2] (d_filter).MemType", "\"Texture\""}},
       {[&](json& d) { arg(d, 2)["Name"] = "d filter"; }, {"Name", "__constant__ variable"}},
       {[&](json& d) { arg(d, 1)["FillType"] = "Generator"; }, {"Arguments[1] (input_image).FillType", "\"Generator\""}},
@@ -192,8 +197,13 @@ TEST(T1Kernel, RefusesWhatItDoesNotSupportNamingTheFieldAndTheFix) {
       {[&](json& d) { arg(d, 0)["Output"] = 0; }, {"has no output to check", "\"Output\": 1"}},
       {[&](json& d) { arg(d, 0)["Output"] = 2; }, {"Output", "must be 0 or 1"}},
       {[&](json& d) { arg(d, 1)["Type"] = "bool"; }, {"\"bool\" vectors are not supported", "uint8"}},
-      {[&](json& d) { d["Budget"] = json::array({{{"Type", "Energy"}, {"BudgetValue", 1}}}); }, {"Budget[0].Type", "Energy"}},
-      {[&](json& d) { d["Budget"] = json::array({{{"Type", "ConfigurationFraction"}, {"BudgetValue", 5}}}); },
+      {[&](json& d) {
+         d["Budget"] = json::array({{{"Type", "Energy"}, {"BudgetValue", 1}}});
+       },
+       {"Budget[0].Type", "Energy"}},
+      {[&](json& d) {
+         d["Budget"] = json::array({{{"Type", "ConfigurationFraction"}, {"BudgetValue", 5}}});
+       },
        {"Budget[0].BudgetValue", "fraction"}},
       {[&](json& d) { d["Search"] = json::object(); }, {"Search", "\"Name\""}},
   };
@@ -212,11 +222,12 @@ TEST(T1Kernel, SizeExpressionsOfTheProblemSizeAndParameterLists) {
   auto size = [&](const std::string& text, std::vector<int64_t> ps) { return ktune::t1_elements(text, s, ps, "Size"); };
   EXPECT_EQ(size("ProblemSize[0]*ProblemSize[1]", {4096, 4096}), 16777216);
   // (4096 + 15 - 1) * (4096 + 15 - 1) = 4110 * 4110
-  EXPECT_EQ(size("(ProblemSize[0]+max(filter_width)-1) * (ProblemSize[1]+max(filter_height)-1)", {4096, 4096}), 16892100);
+  EXPECT_EQ(size("(ProblemSize[0]+max(filter_width)-1) * (ProblemSize[1]+max(filter_height)-1)", {4096, 4096}),
+            16892100);
   EXPECT_EQ(size("max(filter_height) * max(filter_width)", {1}), 225);
   EXPECT_EQ(size("min(filter_height) + max( block_size_x )", {1}), 7 + 48);
-  EXPECT_EQ(size("ProblemSize[0] / 3", {10}), 3);      // int(3.33...)
-  EXPECT_EQ(size("max(ProblemSize[0], 7)", {5}), 7);   // max of numbers stays max
+  EXPECT_EQ(size("ProblemSize[0] / 3", {10}), 3);     // int(3.33...)
+  EXPECT_EQ(size("max(ProblemSize[0], 7)", {5}), 7);  // max of numbers stays max
   EXPECT_EQ(size("1000", {1}), 1000);
   auto error = [&](const std::string& text, std::vector<int64_t> ps) { return error_of([&] { size(text, ps); }); };
   EXPECT_NE(error("ProblemSize * 2", {4}).find("ProblemSize is a list"), std::string::npos);
@@ -298,13 +309,22 @@ TEST(T1Kernel, MacrosAreKernelTunersDefines) {
   const ktune::T1Geometry g(read(doc), names_of(s), "spec.json");
   const std::vector<int64_t> v = {16, 16, 2, 3, 15, 7};
   using M = std::vector<std::pair<std::string, int64_t>>;
-  EXPECT_EQ(g.macros(v, std::vector<int64_t>{4096, 4096}, true),
-            (M{{"grid_size_x", 128}, {"grid_size_y", 86}, {"grid_size_z", 1}, {"block_size_z", 1},
-               {"block_size_x", 16}, {"block_size_y", 16}, {"tile_size_x", 2}, {"tile_size_y", 3},
-               {"filter_width", 15}, {"filter_height", 7}, {"kernel_tuner", 1}}));
-  EXPECT_EQ(g.macros(v, std::vector<int64_t>{4096, 4096}, false).front(), (std::pair<std::string, int64_t>{"block_size_z", 1}));
+  EXPECT_EQ(g.macros(v, std::vector<int64_t>{4096, 4096}, true), (M{{"grid_size_x", 128},
+                                                                    {"grid_size_y", 86},
+                                                                    {"grid_size_z", 1},
+                                                                    {"block_size_z", 1},
+                                                                    {"block_size_x", 16},
+                                                                    {"block_size_y", 16},
+                                                                    {"tile_size_x", 2},
+                                                                    {"tile_size_y", 3},
+                                                                    {"filter_width", 15},
+                                                                    {"filter_height", 7},
+                                                                    {"kernel_tuner", 1}}));
+  EXPECT_EQ(g.macros(v, std::vector<int64_t>{4096, 4096}, false).front(),
+            (std::pair<std::string, int64_t>{"block_size_z", 1}));
   // Kernel Tuner forbids parameters named after its own macros.
-  EXPECT_NE(error_of([&] { ktune::T1Geometry(read(doc), {"grid_size_x"}, "spec.json"); })
-                .find("a parameter named grid_size_x is not allowed"),
+  EXPECT_NE(error_of([&] {
+              ktune::T1Geometry(read(doc), {"grid_size_x"}, "spec.json");
+            }).find("a parameter named grid_size_x is not allowed"),
             std::string::npos);
 }

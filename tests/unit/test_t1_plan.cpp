@@ -22,9 +22,9 @@ namespace {
 
 using nlohmann::json;
 namespace fs = std::filesystem;
+using ktune::test_support::read;
 using ktune::test_support::TempDir;
 using ktune::test_support::write;
-using ktune::test_support::read;
 
 const char* kKernel = R"(// a kernel in Kernel Tuner's style
 __constant__ float weights[4];
@@ -105,8 +105,8 @@ TEST(T1Plan, WritesTheWrapperManifestAndRunFile) {
   EXPECT_FALSE(p.grid_macros);
   for (const auto& c : m.configs) {
     // Kernel Tuner's macros besides the parameters: block_size_y and _z (no parameters: 1), kernel_tuner.
-    EXPECT_EQ(c.defines, (std::vector<std::pair<std::string, int64_t>>{{"block_size_y", 1}, {"block_size_z", 1},
-                                                                        {"kernel_tuner", 1}}));
+    EXPECT_EQ(c.defines, (std::vector<std::pair<std::string, int64_t>>{
+                             {"block_size_y", 1}, {"block_size_z", 1}, {"kernel_tuner", 1}}));
   }
   // The files, read back.
   const auto back = ktune::Manifest::from_json(ktune::read_json_file(p.manifest_path), "m");
@@ -119,7 +119,9 @@ TEST(T1Plan, WritesTheWrapperManifestAndRunFile) {
   std::string command;
   for (const auto& a : ktune::compile_job(back, back.configs[8], p.kernel_dir).command) command += a + " ";
   EXPECT_NE(command.find("-Dblock_size_x=256 -Dtile_size_x=1 -Dloop_unroll_factor_0=0 -Dblock_size_y=1 "
-                         "-Dblock_size_z=1 -Dkernel_tuner=1 "), std::string::npos) << command;
+                         "-Dblock_size_z=1 -Dkernel_tuner=1 "),
+            std::string::npos)
+      << command;
   EXPECT_FALSE(fs::exists(p.kernel_dir / "on_demand.ninja")) << "the manifest is a definition, not a list";
   const auto run = ktune::T1Run::from_json(ktune::read_json_file(p.run_file), "run");
   EXPECT_EQ(run.manifest, p.manifest_path.string());
@@ -171,7 +173,8 @@ TEST(T1Plan, ProblemSizesAreKeys) {
   const auto p = ktune::plan_t1(r);
   EXPECT_EQ(p.keys, (std::vector<std::map<std::string, int64_t>>{{{"X", 1000}}, {{"X", 2000}}}));
   EXPECT_EQ(p.manifest.keys.size(), 2u);
-  EXPECT_EQ(ktune::t1_key(std::vector<int64_t>{4, 5, 6}), (std::map<std::string, int64_t>{{"X", 4}, {"Y", 5}, {"Z", 6}}));
+  EXPECT_EQ(ktune::t1_key(std::vector<int64_t>{4, 5, 6}),
+            (std::map<std::string, int64_t>{{"X", 4}, {"Y", 5}, {"Z", 6}}));
   EXPECT_EQ(ktune::t1_problem_size({{"X", 4}, {"Y", 5}}), (std::vector<int64_t>{4, 5}));
   EXPECT_NE(error_of([] { ktune::t1_problem_size({{"M", 4}}); }).find("X, Y and Z"), std::string::npos);
   EXPECT_NE(error_of([] { ktune::t1_problem_size({{"X", 4}, {"Z", 5}}); }).find("X, Y and Z"), std::string::npos);
@@ -205,8 +208,10 @@ TEST(T1Plan, ErrorsNameTheFileTheFieldAndTheFix) {
       {[](json& d) { d["KernelSpecification"]["KernelFile"] = "missing.cu"; },
        "KernelSpecification.KernelFile \"missing.cu\" not found (looked at missing.cu, "},
       {[](json& d) { d["KernelSpecification"].erase("KernelFile"); }, "has no \"KernelFile\"; add it or pass --source"},
-      {[](json& d) { d["KernelSpecification"].erase("ProblemSize"); }, "has no \"ProblemSize\"; add it or pass --problem-size"},
-      {[](json& d) { d["KernelSpecification"]["LocalSize"]["X"] = "64"; }, "LocalSize.X \"64\" is 64 for block_size_x=128"},
+      {[](json& d) { d["KernelSpecification"].erase("ProblemSize"); },
+       "has no \"ProblemSize\"; add it or pass --problem-size"},
+      {[](json& d) { d["KernelSpecification"]["LocalSize"]["X"] = "64"; },
+       "LocalSize.X \"64\" is 64 for block_size_x=128"},
       {[](json& d) { d["ConfigurationSpace"]["Conditions"][0]["Expression"] = "block_size_x > 1000"; },
        "the space is empty"},
       {[](json& d) {
@@ -286,8 +291,10 @@ TEST(T1Plan, MessyDefaultsAreRunAsKernelTunerRunsThem) {
 
   auto unusable = plan([](json& d) { d["ConfigurationSpace"]["TuningParameters"][2]["Default"] = "zero"; });
   EXPECT_EQ(unusable.reference, first.values);
-  EXPECT_NE(unusable.reference_why.find("TuningParameters[2] (loop_unroll_factor_0).Default \"zero\" is not an integer"),
-            std::string::npos) << unusable.reference_why;
+  EXPECT_NE(
+      unusable.reference_why.find("TuningParameters[2] (loop_unroll_factor_0).Default \"zero\" is not an integer"),
+      std::string::npos)
+      << unusable.reference_why;
   EXPECT_FALSE(unusable.default_from_spec);
 }
 
@@ -315,9 +322,11 @@ TEST(T1Plan, CompilerOptionsFollowTheNvccFlagRule) {
   EXPECT_EQ(refusal({"-arch=sm_80"}),
             "s.T1.json: KernelSpecification.CompilerOptions[0] '-arch=sm_80' sets the architecture, which ktune sets "
             "for every cubin; drop it and pass --arch to `ktune tune --t1`");
-  EXPECT_NE(refusal({"-gencode", "arch=compute_80,code=sm_80"}).find("CompilerOptions[0] '-gencode' sets the architecture"),
+  EXPECT_NE(
+      refusal({"-gencode", "arch=compute_80,code=sm_80"}).find("CompilerOptions[0] '-gencode' sets the architecture"),
+      std::string::npos);
+  EXPECT_NE(refusal({"-o", "x.cubin"}).find("CompilerOptions[0] '-o' sets what nvcc writes or where"),
             std::string::npos);
-  EXPECT_NE(refusal({"-o", "x.cubin"}).find("CompilerOptions[0] '-o' sets what nvcc writes or where"), std::string::npos);
   EXPECT_NE(refusal({"-MF", "x.d"}).find("CompilerOptions[0] '-MF' sets what nvcc writes"), std::string::npos);
   EXPECT_EQ(refusal({"-Dtile_size_x=4"}),
             "s.T1.json: KernelSpecification.CompilerOptions[0] '-Dtile_size_x=4' sets the macro of parameter "
@@ -351,16 +360,18 @@ TEST(T1Plan, DuplicateValuesAreRefused) {
 }
 
 TEST(T1Plan, RunFileErrors) {
-  EXPECT_NE(error_of([] { ktune::T1Run::from_json(json::object(), "run.json"); }).find("run.json: not a ktune T1 run file"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of([] { ktune::T1Run::from_json(json::object(), "run.json"); }).find("run.json: not a ktune T1 run file"),
+      std::string::npos);
   EXPECT_NE(error_of([] {
               ktune::T1Run::from_json({{"schema", "ktune.t1_run"}, {"spec", "s"}, {"manifest", 3}}, "run.json");
             }).find("\"manifest\" is not a path"),
             std::string::npos);
-  EXPECT_NE(error_of([] {
-              ktune::T1Run::from_json({{"schema", "ktune.t1_run"}, {"spec", "s"}, {"manifest", "m"}, {"atol", -1}}, "r");
-            }).find("\"atol\" is not a non-negative number"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of([] {
+        ktune::T1Run::from_json({{"schema", "ktune.t1_run"}, {"spec", "s"}, {"manifest", "m"}, {"atol", -1}}, "r");
+      }).find("\"atol\" is not a non-negative number"),
+      std::string::npos);
 }
 
 namespace {
@@ -425,7 +436,8 @@ TEST(T1Harness, MakesTheArgumentsAndLaunchesOfAKey) {
   EXPECT_EQ(h.slots()[3].elements, 4u);
 
   // block_size_x=64, tile_size_x=2: block 64; grid ceil(1000 / 128) = 8.
-  ktune::Launch l = h.launch_template()(ktune::Config({"block_size_x", "tile_size_x", "loop_unroll_factor_0"}, {64, 2, 4}));
+  ktune::Launch l =
+      h.launch_template()(ktune::Config({"block_size_x", "tile_size_x", "loop_unroll_factor_0"}, {64, 2, 4}));
   EXPECT_EQ(l.block.x, 64u);
   EXPECT_EQ(l.block.y * l.block.z, 1u);
   EXPECT_EQ(l.grid.x, 8u);

@@ -9,13 +9,11 @@
 
 namespace {
 
-std::filesystem::path hub(const char* file) {
-  return std::filesystem::path(KTUNE_BENCHMARK_HUB) / file;
-}
+std::filesystem::path hub(const char* file) { return std::filesystem::path(KTUNE_BENCHMARK_HUB) / file; }
 
-#define REQUIRE_HUB(file)                                                               \
-  if (!std::filesystem::exists(hub(file)))                                              \
-    GTEST_SKIP() << "SKIPPED: benchmark_hub data not found at " << hub(file)                     \
+#define REQUIRE_HUB(file)                                                    \
+  if (!std::filesystem::exists(hub(file)))                                   \
+    GTEST_SKIP() << "SKIPPED: benchmark_hub data not found at " << hub(file) \
                  << " (it lives in ../shared beside the checkout)";
 
 }  // namespace
@@ -43,9 +41,9 @@ TEST(T1Spec, DedispersionCountsExactly) {
 TEST(T1Spec, ValueFormsAndErrors) {
   using nlohmann::json;
   auto doc = [](json values, std::string type = "int") {
-    return json{{"ConfigurationSpace",
-                 {{"TuningParameters", {{{"Name", "a"}, {"Type", type}, {"Values", values}}}},
-                  {"Conditions", json::array()}}}};
+    return json{
+        {"ConfigurationSpace",
+         {{"TuningParameters", {{{"Name", "a"}, {"Type", type}, {"Values", values}}}}, {"Conditions", json::array()}}}};
   };
   auto values = [&](json v) { return ktune::read_t1_spec(doc(v), "t").parameters[0].values; };
   EXPECT_EQ(values("[2**i for i in range(0, 4)]"), (std::vector<int64_t>{1, 2, 4, 8}));
@@ -58,8 +56,7 @@ TEST(T1Spec, ValueFormsAndErrors) {
     values("[1, 'x']");
     FAIL();
   } catch (const ktune::Error& e) {
-    EXPECT_NE(std::string(e.what()).find("TuningParameters[0] (a).Values"), std::string::npos)
-        << e.what();
+    EXPECT_NE(std::string(e.what()).find("TuningParameters[0] (a).Values"), std::string::npos) << e.what();
   }
 }
 

@@ -27,12 +27,16 @@ TEST(TerminalText, EveryControlByteIsEscaped) {
 // UTF-8 (cut sequences, overlong forms, surrogates, 0xff) are escaped byte by byte.
 TEST(TerminalText, Utf8StaysC1AndInvalidBytesAreEscaped) {
   EXPECT_EQ(terminal_text("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"), "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
-  EXPECT_EQ(terminal_text("\xc2\x9b" "2J"), "\\xc2\\x9b2J");
-  EXPECT_EQ(terminal_text("\x9b" "2J"), "\\x9b2J");
+  EXPECT_EQ(terminal_text("\xc2\x9b"
+                          "2J"),
+            "\\xc2\\x9b2J");
+  EXPECT_EQ(terminal_text("\x9b"
+                          "2J"),
+            "\\x9b2J");
   EXPECT_EQ(terminal_text("a\xff\xfe"), "a\\xff\\xfe");
-  EXPECT_EQ(terminal_text("\xc0\xaf"), "\\xc0\\xaf");          // overlong '/'
+  EXPECT_EQ(terminal_text("\xc0\xaf"), "\\xc0\\xaf");           // overlong '/'
   EXPECT_EQ(terminal_text("\xed\xa0\x80"), "\\xed\\xa0\\x80");  // a surrogate
-  EXPECT_EQ(terminal_text("\xe2\x82"), "\\xe2\\x82");          // cut short
+  EXPECT_EQ(terminal_text("\xe2\x82"), "\\xe2\\x82");           // cut short
 }
 
 // Long text is cut at `max` bytes, on a character boundary, ending in "...".
@@ -43,7 +47,10 @@ TEST(TerminalText, LengthIsCapped) {
   EXPECT_EQ(terminal_text(big).size(), 200u);
   const std::string wide = std::string(6, 'a') + "\xc3\xa9\xc3\xa9\xc3\xa9";
   const std::string cut = terminal_text(wide, 11);
-  EXPECT_EQ(cut, "aaaaaa\xc3\xa9" "...") << cut;  // no half of an é
+  EXPECT_EQ(cut,
+            "aaaaaa\xc3\xa9"
+            "...")
+      << cut;  // no half of an é
   EXPECT_LE(terminal_text(std::string(100, '\x1b'), 20).size(), 20u);
 }
 

@@ -78,9 +78,8 @@ std::string id_of(const Manifest& m, const std::vector<int64_t>& values) {
 
 // A built kernel: what `ktune plan` and `ktune compile` would have left in `dir`. Configs
 // whose values are in `failed` get a "compile-failed" record and an empty cubin.
-Manifest make_kernel(const fs::path& dir, const std::vector<std::string>& params,
-                     const std::vector<std::string>& where, const std::string& default_text,
-                     const std::set<std::vector<int64_t>>& failed = {}) {
+Manifest make_kernel(const fs::path& dir, const std::vector<std::string>& params, const std::vector<std::string>& where,
+                     const std::string& default_text, const std::set<std::vector<int64_t>>& failed = {}) {
   for (const char* sub : {"records", "cubins", "deps"}) fs::create_directories(dir / sub);
   std::ofstream(dir / "fake.cu") << "extern \"C\" __global__ void fake() {}\n";
   PlanRequest r;
@@ -144,9 +143,7 @@ class TunerTest : public testing::Test {
   std::size_t starts() const { return count_lines(starts_); }
 
   // The standard fake kernel, MODE=0 TIME=3 failing to compile.
-  Manifest make_standard() {
-    return make_kernel(kernel_dir(), kParams, kWhere, kDefault, {{0, 3}});
-  }
+  Manifest make_standard() { return make_kernel(kernel_dir(), kParams, kWhere, kDefault, {{0, 3}}); }
   fs::path kernel_dir() const { return dir_.path() / "kernel"; }
 
   TempDir dir_;
@@ -154,13 +151,12 @@ class TunerTest : public testing::Test {
 };
 
 // One status per MODE, for a key's counts.
-const std::map<std::string, int> kExpectedCounts = {
-    {"ok", 2},             // MODE 0 at TIME=1 and TIME=2 (TIME=3 did not compile)
-    {"compile-failed", 1},  // MODE 0 TIME=3
-    {"wrong-result", 1},   // MODE 1
-    {"crashed", 2},        // MODE 2 (died) and MODE 5 (sticky error, replied)
-    {"timed-out", 1},      // MODE 3
-    {"resource", 1}};      // MODE 4
+const std::map<std::string, int> kExpectedCounts = {{"ok", 2},  // MODE 0 at TIME=1 and TIME=2 (TIME=3 did not compile)
+                                                    {"compile-failed", 1},  // MODE 0 TIME=3
+                                                    {"wrong-result", 1},    // MODE 1
+                                                    {"crashed", 2},  // MODE 2 (died) and MODE 5 (sticky error, replied)
+                                                    {"timed-out", 1},  // MODE 3
+                                                    {"resource", 1}};  // MODE 4
 
 std::map<std::string, int> counts_of(const json& key_summary) {
   return key_summary.at("counts").get<std::map<std::string, int>>();
@@ -200,9 +196,8 @@ TEST_F(TunerTest, EveryMeasurementIsInTheDb) {
   const json db = read_json(summary["db"].get<std::string>());
   const json& keys = db["fingerprints"][summary["fingerprint"].get<std::string>()]["keys"];
   ASSERT_EQ(keys.size(), kKeys.size());
-  const std::map<int64_t, std::string> by_mode = {{0, "ok"},      {1, "wrong-result"},
-                                                  {2, "crashed"}, {3, "timed-out"},
-                                                  {4, "resource"}, {5, "crashed"}};
+  const std::map<int64_t, std::string> by_mode = {{0, "ok"},        {1, "wrong-result"}, {2, "crashed"},
+                                                  {3, "timed-out"}, {4, "resource"},     {5, "crashed"}};
   for (const auto& key : kKeys) {
     SCOPED_TRACE(key);
     ASSERT_TRUE(keys.contains(key));
@@ -228,8 +223,7 @@ TEST_F(TunerTest, EveryMeasurementIsInTheDb) {
       }
     }
     EXPECT_EQ(keys[key][id_of(m, {1, 1})]["measurement"]["max_error"], 0.5);
-    EXPECT_NE(keys[key][id_of(m, {2, 1})]["measurement"]["message"].get<std::string>().find(
-                  "SIGSEGV"),
+    EXPECT_NE(keys[key][id_of(m, {2, 1})]["measurement"]["message"].get<std::string>().find("SIGSEGV"),
               std::string::npos);
     EXPECT_NEAR(keys[key][id_of(m, {3, 1})]["measurement"]["seconds"].get<double>(), 1.04, 1e-6);
   }
@@ -369,8 +363,7 @@ TEST_F(TunerTest, FailingHarnessIsOneErrorNotCrashedConfigs) {
     } catch (const Error& e) {
       const std::string what = e.what();
       EXPECT_NE(what.find("the harness failed on key N=1000"), std::string::npos) << what;
-      if (std::string(mode) == "fail")
-        EXPECT_NE(what.find("fake: the reference failed"), std::string::npos) << what;
+      if (std::string(mode) == "fail") EXPECT_NE(what.find("fake: the reference failed"), std::string::npos) << what;
       EXPECT_NE(what.find("worker.log"), std::string::npos) << what;
     }
     EXPECT_FALSE(fs::exists(fs::path(o.db_dir) / "Fake_GPU.json")) << mode << ": nothing recorded";
@@ -420,8 +413,7 @@ TEST_F(TunerTest, KilledAtRandomPointsLosesNothing) {
       std::ifstream in(db_path);
       std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
       std::size_t n = 0;
-      for (auto at = text.find("\"measurement\""); at != std::string::npos;
-           at = text.find("\"measurement\"", at + 1))
+      for (auto at = text.find("\"measurement\""); at != std::string::npos; at = text.find("\"measurement\"", at + 1))
         ++n;
       return n;
     };
@@ -635,7 +627,8 @@ TEST_F(TunerTest, FailuresAreReportedWithTheirReasons) {
     if (c.values == std::vector<int64_t>{0, 3}) failed = c;
   ASSERT_TRUE(failed);
   fs::create_directories((kernel_dir() / failed->log()).parent_path());
-  std::ofstream(kernel_dir() / failed->log()) << "nvcc -cubin ...\nfake.cu(3): error: FAULT=1 on purpose\n1 error detected\n";
+  std::ofstream(kernel_dir() / failed->log())
+      << "nvcc -cubin ...\nfake.cu(3): error: FAULT=1 on purpose\n1 error detected\n";
   TuneOptions o = options_for(kernel_dir());
   o.keys = {{{"N", 1000}}};
   ASSERT_EQ(tune(o), 0);
@@ -694,12 +687,15 @@ TEST_F(TunerTest, ReportDrawsTheSearch) {
   // KTUNE_TEST_KEEP=<dir>: keep the report, to look at the plots.
   if (const char* keep = std::getenv("KTUNE_TEST_KEEP")) fs::copy(out, keep, fs::copy_options::recursive);
   const std::string md = read_text(out / "report.md");
-  EXPECT_NE(md.find("| fake | Fake GPU | N=1000 | 12 | 12 | 0.1000 | MODE=0 TIME=1 | 0.5000 | 5.00× |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| fake | Fake GPU | N=1000 | 12 | 12 | 0.1000 | MODE=0 TIME=1 | 0.5000 | 5.00× |"),
+            std::string::npos)
+      << md;
   EXPECT_NE(md.find("| fake | Fake GPU | N=2000 | 12 | 12 |"), std::string::npos) << md;
   EXPECT_NE(md.find("- `TIME`: 1 → 1.00, 2 → 2.00,"), std::string::npos) << md;
   for (const char* png : {"best_vs_evaluations", "best_vs_time", "param_TIME", "speedup"}) {
     const std::string image = read_text(out / (std::string(png) + ".png"));
-    EXPECT_EQ(image.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8)) << png << ": not drawn; " << read_text(dir_.path() / "report.log");
+    EXPECT_EQ(image.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8))
+        << png << ": not drawn; " << read_text(dir_.path() / "report.log");
     EXPECT_GT(image.size(), 5000u) << png;
     EXPECT_NE(md.find("![" + std::string(png) + "](" + png + ".png)"), std::string::npos) << png;
   }
@@ -707,11 +703,13 @@ TEST_F(TunerTest, ReportDrawsTheSearch) {
   const std::string html = read_text(out / "report.html");
   EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
   std::size_t images = 0;
-  for (std::size_t at = 0; (at = html.find("src=\"data:image/png;base64,iVBORw0KGgo", at)) != std::string::npos; ++at) ++images;
+  for (std::size_t at = 0; (at = html.find("src=\"data:image/png;base64,iVBORw0KGgo", at)) != std::string::npos; ++at)
+    ++images;
   EXPECT_EQ(images, 4u);
   EXPECT_NE(html.find("<td>MODE=0 TIME=1</td>"), std::string::npos);
   const std::string csv = read_text(out / "measurements.csv");
-  EXPECT_EQ(csv.substr(0, csv.find('\r')), "kernel,gpu,key,id,MODE,TIME,status,median_ms,abandoned,samples,seconds,at,message");
+  EXPECT_EQ(csv.substr(0, csv.find('\r')),
+            "kernel,gpu,key,id,MODE,TIME,status,median_ms,abandoned,samples,seconds,at,message");
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 24) << csv;
 }
 
@@ -746,18 +744,20 @@ TEST_F(TunerTest, BudgetLimitsEvaluationsPerKey) {
 // compile. Only what the strategy proposed is ever compiled.
 TEST_F(TunerTest, OnDemandCompilesOnlyWhatIsProposedWhileMeasuring) {
   const fs::path dir = kernel_dir();
-  for (const char* sub : {"records", "cubins", "logs", "deps"}) fs::create_directories(dir / sub);  // as `ktune plan` does
+  for (const char* sub : {"records", "cubins", "logs", "deps"})
+    fs::create_directories(dir / sub);  // as `ktune plan` does
   std::ofstream(dir / "fake.cu") << "extern \"C\" __global__ void fake() {}\n";
   const fs::path events = dir_.path() / "events.txt";
   const fs::path fake_nvcc = dir_.path() / "fake_nvcc.sh";
   // nvcc's arguments end with: -MD -MF DEPFILE -MT RECORD -o CUBIN SOURCE.
-  std::ofstream(fake_nvcc) << "#!/bin/sh\n"
-                           << "while [ $# -gt 1 ]; do case \"$1\" in -MF) dep=$2;; -o) out=$2;; esac; shift; done\n"
-                           // `nvcc --version`, for the fingerprint: its stdout is read, its stderr is not
-                           << "[ -n \"$out\" ] || { echo 'Cuda compilation tools, release 13.0, V13.0.88'; echo noise >&2; exit 0; }\n"
-                           << "sleep 0.05\n"
-                           << "echo \"compile $(basename \"$out\" .cubin)\" >>'" << events.string() << "'\n"
-                           << "echo cubin >\"$out\"; echo \"x: $1\" >\"$dep\"\n";
+  std::ofstream(fake_nvcc)
+      << "#!/bin/sh\n"
+      << "while [ $# -gt 1 ]; do case \"$1\" in -MF) dep=$2;; -o) out=$2;; esac; shift; done\n"
+      // `nvcc --version`, for the fingerprint: its stdout is read, its stderr is not
+      << "[ -n \"$out\" ] || { echo 'Cuda compilation tools, release 13.0, V13.0.88'; echo noise >&2; exit 0; }\n"
+      << "sleep 0.05\n"
+      << "echo \"compile $(basename \"$out\" .cubin)\" >>'" << events.string() << "'\n"
+      << "echo cubin >\"$out\"; echo \"x: $1\" >\"$dep\"\n";
   fs::permissions(fake_nvcc, fs::perms::owner_all);
   PlanRequest r;
   r.kernel = "fake";
@@ -803,20 +803,25 @@ TEST_F(TunerTest, OnDemandCompilesOnlyWhatIsProposedWhileMeasuring) {
   const json summary = read_json(o.summary_out);
   EXPECT_EQ(summary["build"], "on-demand");
   const json db = read_json(summary["db"].get<std::string>());
-  EXPECT_EQ(db["fingerprints"][summary["fingerprint"].get<std::string>()]["fingerprint"].value("nvcc_version", ""), "13.0.88")
+  EXPECT_EQ(db["fingerprints"][summary["fingerprint"].get<std::string>()]["fingerprint"].value("nvcc_version", ""),
+            "13.0.88")
       << "the fingerprint names the version the compiler printed";
   for (const auto& key : summary["keys"]) {
     EXPECT_EQ(key["measured_now"], 12);
     EXPECT_EQ(key["counts"], json({{"ok", 12}}));
-    EXPECT_EQ(db["fingerprints"][summary["fingerprint"].get<std::string>()]["keys"][key["key"].get<std::string>()].size(), 12u);
+    EXPECT_EQ(
+        db["fingerprints"][summary["fingerprint"].get<std::string>()]["keys"][key["key"].get<std::string>()].size(),
+        12u);
   }
   EXPECT_EQ(summary["keys"][0]["compile"]["asked"], 12) << "the first key compiles each of its proposals once";
   // Compiling and measuring overlap: the first key's configs were still being compiled
   // after its first measurement, and measured before its last compile ended.
   std::size_t first_measure = log.size(), last_compile = 0, first_key_compiles = 0;
   for (std::size_t i = 0; i < log.size() && first_key_compiles < 12; ++i) {
-    if (log[i].first == "compile") last_compile = i, ++first_key_compiles;
-    else first_measure = std::min(first_measure, i);
+    if (log[i].first == "compile")
+      last_compile = i, ++first_key_compiles;
+    else
+      first_measure = std::min(first_measure, i);
   }
   EXPECT_LT(first_measure, last_compile) << "nothing was measured before the last compile ended";
 
@@ -842,8 +847,8 @@ class MultiGpuTest : public TunerTest {
   }
   void TearDown() override {
     TunerTest::TearDown();
-    for (const char* v : {"KTUNE_FAKE_EVENTS", "KTUNE_FAKE_GPUS", "KTUNE_FAKE_BAD_GPU", "KTUNE_FAKE_DELAY_MS",
-                          "CUDA_VISIBLE_DEVICES"})
+    for (const char* v :
+         {"KTUNE_FAKE_EVENTS", "KTUNE_FAKE_GPUS", "KTUNE_FAKE_BAD_GPU", "KTUNE_FAKE_DELAY_MS", "CUDA_VISIBLE_DEVICES"})
       ::unsetenv(v);
   }
   // Measurements per GPU (as the worker saw it), and per config id.
@@ -1031,7 +1036,6 @@ TEST_F(TunerTest, OtherGpusResultsAreMeasuredFirst) {
     EXPECT_EQ(order[1].second, id_of(m, {0, 1}));
   }
 }
-
 
 // A shard of an exhaustive search measures configs I, I+N, ... and the DEFAULT; the shards
 // together measure the space. A shard of a sampling strategy is refused.

@@ -33,8 +33,7 @@ constexpr milliseconds kStart{5000};  // generous: sanitizer builds start slowly
 constexpr milliseconds kCall{5000};
 
 std::unique_ptr<WorkerProcess> start(const std::string& log_path = "") {
-  auto w = std::make_unique<WorkerProcess>(std::vector<std::string>{KTUNE_FAKE_WORKER},
-                                           log_path);
+  auto w = std::make_unique<WorkerProcess>(std::vector<std::string>{KTUNE_FAKE_WORKER}, log_path);
   auto ready = w->wait_ready(kStart);
   EXPECT_EQ(ready.outcome, Outcome::Reply) << ready.detail;
   EXPECT_EQ(ready.reply, json({{"ready", true}}));
@@ -208,8 +207,7 @@ TEST_F(WorkerProcessTest, LogReceivesStdoutAndStderr) {
   ::unlink(log.c_str());
   {
     auto w = start(log);
-    auto r = w->call({{"op", "print"}, {"out", "to stdout 123"}, {"err", "to stderr 456"}},
-                     kCall);
+    auto r = w->call({{"op", "print"}, {"out", "to stdout 123"}, {"err", "to stderr 456"}}, kCall);
     ASSERT_EQ(r.outcome, Outcome::Reply) << r.detail;
     EXPECT_EQ(r.reply["printed"], true);
   }
@@ -229,9 +227,7 @@ TEST_F(WorkerProcessTest, LogThatCannotBeOpenedThrowsNamingIt) {
   }
 }
 
-TEST_F(WorkerProcessTest, EmptyCommandThrows) {
-  EXPECT_THROW(WorkerProcess({}), ktune::Error);
-}
+TEST_F(WorkerProcessTest, EmptyCommandThrows) { EXPECT_THROW(WorkerProcess({}), ktune::Error); }
 
 TEST_F(WorkerProcessTest, CallAfterDeathIsDiedWithoutThrowing) {
   auto w = start();
@@ -255,9 +251,7 @@ TEST_F(WorkerProcessTest, NonexistentProgramIsExitCode127) {
     EXPECT_EQ(r.detail, "exit code 127");
   }
   std::string text = read_file(log);
-  EXPECT_NE(text.find("cannot execute worker /nonexistent/ktune-no-such-worker"),
-            std::string::npos)
-      << text;
+  EXPECT_NE(text.find("cannot execute worker /nonexistent/ktune-no-such-worker"), std::string::npos) << text;
   ::unlink(log.c_str());
 }
 
@@ -271,8 +265,7 @@ TEST_F(WorkerProcessTest, OneWorkerDyingLeavesAnotherAlone) {
 }
 
 TEST(WorkerChannel, ReplyFdFromArgs) {
-  char prog[] = "worker", other[] = "--x", good[] = "--reply-fd=17", bad[] = "--reply-fd=1x",
-       empty[] = "--reply-fd=";
+  char prog[] = "worker", other[] = "--x", good[] = "--reply-fd=17", bad[] = "--reply-fd=1x", empty[] = "--reply-fd=";
   char* with[] = {prog, other, good, nullptr};
   EXPECT_EQ(ktune::WorkerChannel::reply_fd_from_args(3, with), 17);
   char* without[] = {prog, other, nullptr};
@@ -283,9 +276,7 @@ TEST(WorkerChannel, ReplyFdFromArgs) {
   EXPECT_EQ(ktune::WorkerChannel::reply_fd_from_args(2, blank), -1);
 }
 
-TEST(WorkerChannel, BadReplyFdThrows) {
-  EXPECT_THROW(ktune::WorkerChannel(-1), ktune::Error);
-}
+TEST(WorkerChannel, BadReplyFdThrows) { EXPECT_THROW(ktune::WorkerChannel(-1), ktune::Error); }
 
 TEST(WorkerChannel, ReadsRequestsAndWritesReplyLines) {
   int fds[2];

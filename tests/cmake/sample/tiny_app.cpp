@@ -7,8 +7,8 @@ int main() {
   const ktune::BakedKernel& k = ktune_tiny::baked;
   std::printf("baked: %s\n", k.note);
   for (const ktune::BakedGpu& g : k.gpus)
-    std::printf("table: %s sm_%d%d, %zu keys, common best %s\n", g.name, g.cc_major, g.cc_minor,
-                g.entries.size(), k.configs[g.common_best].id);
+    std::printf("table: %s sm_%d%d, %zu keys, common best %s\n", g.name, g.cc_major, g.cc_minor, g.entries.size(),
+                k.configs[g.common_best].id);
   ktune_tiny::Config typed{.BLOCK = 64, .UNROLL = 1};  // one field per parameter
   std::printf("typed config: BLOCK=%lld UNROLL=%lld\n", static_cast<long long>(typed.BLOCK),
               static_cast<long long>(typed.UNROLL));

@@ -19,7 +19,7 @@ extern "C" __global__ void BOUNDS axpb(const float* x, float* y, int n) {
 #if BUG == 1
       y[i] = 2.0f * x[i] + 1.5f;  // wrong result
 #elif BUG == 2
-      y[i + (1L << 40)] = 0.0f;   // illegal address: poisons the context
+      y[i + (1L << 40)] = 0.0f;  // illegal address: poisons the context
 #else
       y[i] = 2.0f * x[i] + 1.0f;
 #endif

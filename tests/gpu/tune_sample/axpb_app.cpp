@@ -36,8 +36,7 @@ int threaded(int threads, const std::vector<int>& sizes) {
         cudaMalloc(&dy, n * sizeof(float));
         cudaMemcpy(dx, x.data(), n * sizeof(float), cudaMemcpyHostToDevice);
         try {
-          for (int rep = 0; rep < 20; ++rep)
-            ktune_axpb::launch({.N = n, .REF = 0}, axpb_launch(dx, dy, n), stream);
+          for (int rep = 0; rep < 20; ++rep) ktune_axpb::launch({.N = n, .REF = 0}, axpb_launch(dx, dy, n), stream);
         } catch (const ktune::Error& e) {
           std::printf("thread %d: %s\n", t, e.what());
           ++errors;

@@ -17,8 +17,8 @@ std::string message_problem(const std::string& message) {
 void expect_no_crash(const ToolRun& run) {
   EXPECT_FALSE(run.timed_out) << run.command;
   EXPECT_EQ(run.signal, 0) << run.command << "\n" << run.err.substr(0, 2000);
-  EXPECT_TRUE(run.exit_code == 0 || run.exit_code == 1)
-      << run.command << " exited " << run.exit_code << "\n" << run.err.substr(0, 2000);
+  EXPECT_TRUE(run.exit_code == 0 || run.exit_code == 1) << run.command << " exited " << run.exit_code << "\n"
+                                                        << run.err.substr(0, 2000);
   if (run.exit_code == 1) EXPECT_EQ(message_problem(run.err), "") << run.command << "\n" << run.err.substr(0, 2000);
 }
 
@@ -50,8 +50,8 @@ std::string injection_problem(const std::string& text) {
       if (i >= text.size()) return "a literal that does not end";
       if (text[i] == quote) break;
       if (text[i] == '\\') {
-        const bool octal = i + 3 < text.size() && text[i + 1] >= '0' && text[i + 1] <= '7' &&
-                           text[i + 2] >= '0' && text[i + 2] <= '7' && text[i + 3] >= '0' && text[i + 3] <= '7';
+        const bool octal = i + 3 < text.size() && text[i + 1] >= '0' && text[i + 1] <= '7' && text[i + 2] >= '0' &&
+                           text[i + 2] <= '7' && text[i + 3] >= '0' && text[i + 3] <= '7';
         // The header's own character literals may use \n and the like; hostile text never.
         if (!octal && quote == '"') return "an escape other than \\ooo at byte " + std::to_string(i);
         i += octal ? 3 : 1;

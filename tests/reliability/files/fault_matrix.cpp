@@ -36,8 +36,10 @@ std::string last_of(const std::string& path) { return path.substr(path.rfind('/'
 void erase(json& doc, const std::string& path) {
   json& parent = at(doc, parent_of(path));
   const std::string last = last_of(path);
-  if (parent.is_object()) parent.erase(last == "*" ? parent.begin().key() : last);
-  else parent.erase(last == "*" ? 0 : std::stoul(last));
+  if (parent.is_object())
+    parent.erase(last == "*" ? parent.begin().key() : last);
+  else
+    parent.erase(last == "*" ? 0 : std::stoul(last));
 }
 
 // "/compile/include_dirs" -> "compile_include_dirs"; "*" is "first".
@@ -64,8 +66,10 @@ std::string with_raw(const json& good, const std::string& path, const std::strin
   std::string text = text_of(doc);
   const std::string quoted = "\"" + kMarker + "\"";
   const std::size_t pos = text.find(quoted);
-  if (in_string) text.replace(pos + 1, kMarker.size(), raw);
-  else text.replace(pos, quoted.size(), raw);
+  if (in_string)
+    text.replace(pos + 1, kMarker.size(), raw);
+  else
+    text.replace(pos, quoted.size(), raw);
   return text;
 }
 
@@ -141,7 +145,8 @@ std::vector<Fault> faults_of(const Shape& shape) {
               for (int i = 0; i < 1024; ++i) s += static_cast<char>(i * 37 % 256);
               return s;
             }),
-      whole("nul_byte_inside", [](const std::string& t) { return t.substr(0, t.size() / 2) + '\0' + t.substr(t.size() / 2); }),
+      whole("nul_byte_inside",
+            [](const std::string& t) { return t.substr(0, t.size() / 2) + '\0' + t.substr(t.size() / 2); }),
       whole("trailing_garbage", [](const std::string& t) { return t + " garbage"; }),
       whole("two_documents", [](const std::string& t) { return t + t; }),
       whole("top_level_list", [](const std::string& t) { return "[" + t + "]"; }),
@@ -163,7 +168,10 @@ std::vector<Fault> faults_of(const Shape& shape) {
   const std::vector<std::string>& strings = shape.names.empty() ? shape.free_text : shape.names;
   if (!strings.empty()) {
     out.push_back(raw_value("non_utf8_byte", strings.front(), "GPU \xff\xfe", true));
-    out.push_back(raw_value("non_utf8_overlong_slash", strings.front(), "a\xc0\xaf" "b", true));
+    out.push_back(raw_value("non_utf8_overlong_slash", strings.front(),
+                            "a\xc0\xaf"
+                            "b",
+                            true));
     out.push_back(raw_value("lone_surrogate_escape", strings.front(), "a\\ud800b", true));
     out.push_back(raw_value("control_byte_raw", strings.front(), "a\x01\nb", true));
   }
@@ -178,7 +186,8 @@ std::vector<Fault> faults_of(const Shape& shape) {
       out.push_back(set_value("older_schema_version", Expect::Refused, shape.version, 0));
       out.push_back(set_value("fractional_schema_version", Expect::Refused, shape.version, 1.5));
       out.push_back(set_value("boolean_schema_version", Expect::Refused, shape.version, true));
-      out.push_back(set_value("huge_schema_version", Expect::Refused, shape.version, json::parse("1180591620717411303424")));
+      out.push_back(
+          set_value("huge_schema_version", Expect::Refused, shape.version, json::parse("1180591620717411303424")));
       out.push_back(set_value("string_schema_version", Expect::Refused, shape.version, "1"));
     } else {
       out.push_back(set_value("nonsense_schema_version", Expect::Refused, shape.version, "banana"));
@@ -226,17 +235,17 @@ std::vector<Fault> faults_of(const Shape& shape) {
   }
   // The payload is looked up when the file is made: a 10 MB string per case adds up. It
   // goes into the first field of each list only, as every reader handles it in seconds.
-  for (const auto& [list, expect] : {std::pair{&shape.names, Expect::Refused},
-                                     std::pair{&shape.free_text, Expect::Tolerated}})
+  for (const auto& [list, expect] :
+       {std::pair{&shape.names, Expect::Refused}, std::pair{&shape.free_text, Expect::Tolerated}})
     for (const std::string& p : *list)
       for (std::size_t i = 0; i < hostile_strings().size(); ++i)
         if (!hostile_strings()[i].huge || p == list->front())
-          out.push_back({"hostile_" + hostile_strings()[i].name + "_" + name_of(p), expect, p,
-                         [p, i](const json& good) {
-                           json doc = good;
-                           at(doc, p) = hostile_text(hostile_strings()[i]);
-                           return text_of(doc);
-                         }});
+          out.push_back(
+              {"hostile_" + hostile_strings()[i].name + "_" + name_of(p), expect, p, [p, i](const json& good) {
+                 json doc = good;
+                 at(doc, p) = hostile_text(hostile_strings()[i]);
+                 return text_of(doc);
+               }});
   return out;
 }
 

@@ -30,9 +30,9 @@ struct Fault {
 // Where a kind's fields are. Paths are JSON pointers in which "*" stands for the first
 // member of an object or the first element of a list (DB digests and config ids vary).
 struct Shape {
-  std::string schema;            // the schema name's path, "" when the kind has none
-  std::string version;           // the schema version's path
-  json future_version;           // a version this ktune must not read
+  std::string schema;                  // the schema name's path, "" when the kind has none
+  std::string version;                 // the schema version's path
+  json future_version;                 // a version this ktune must not read
   std::vector<std::string> required;   // absent or null: refused
   std::vector<std::string> typed;      // a value of another JSON type: refused
   std::vector<std::string> integers;   // integer values: a fraction or a huge number is refused
@@ -53,7 +53,7 @@ std::vector<Fault> faults_of(const Shape& shape);
 // listed in every run of the test program.
 struct Payload {
   std::string name;
-  std::string text;    // empty when `huge`
+  std::string text;  // empty when `huge`
   bool huge = false;
 };
 const std::vector<Payload>& hostile_strings();

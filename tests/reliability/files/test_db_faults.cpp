@@ -34,13 +34,33 @@ Shape db_shape() {
   s.schema = "/schema";
   s.version = "/schema_version";
   s.future_version = 2;
-  s.required = {"/schema", "/schema_version", "/kernel", "/fingerprints", "/fingerprints/*/fingerprint",
-                "/fingerprints/*/fingerprint/kernel_hash", kGpu, kGpu + "/name", kGpu + "/sm_count",
-                "/fingerprints/*/keys", kEntry + "/values", kEntry + "/measurement",
+  s.required = {"/schema",
+                "/schema_version",
+                "/kernel",
+                "/fingerprints",
+                "/fingerprints/*/fingerprint",
+                "/fingerprints/*/fingerprint/kernel_hash",
+                kGpu,
+                kGpu + "/name",
+                kGpu + "/sm_count",
+                "/fingerprints/*/keys",
+                kEntry + "/values",
+                kEntry + "/measurement",
                 kEntry + "/measurement/status"};
-  s.typed = {"/kernel", "/fingerprints", "/fingerprints/*", "/fingerprints/*/keys", "/fingerprints/*/keys/*",
-             kEntry, kGpu, kGpu + "/name", kGpu + "/cc_major", kEntry + "/values", kEntry + "/measurement",
-             kEntry + "/measurement/status", kEntry + "/measurement/samples_ms", kEntry + "/measurement/median_ms",
+  s.typed = {"/kernel",
+             "/fingerprints",
+             "/fingerprints/*",
+             "/fingerprints/*/keys",
+             "/fingerprints/*/keys/*",
+             kEntry,
+             kGpu,
+             kGpu + "/name",
+             kGpu + "/cc_major",
+             kEntry + "/values",
+             kEntry + "/measurement",
+             kEntry + "/measurement/status",
+             kEntry + "/measurement/samples_ms",
+             kEntry + "/measurement/median_ms",
              kEntry + "/measurement/resources"};
   s.integers = {kGpu + "/sm_count", kGpu + "/driver_version", kEntry + "/measurement/resources/registers"};
   s.reals = {kEntry + "/measurement/median_ms", kEntry + "/measurement/samples_ms/0"};
@@ -89,8 +109,8 @@ TEST_P(DbFaults, SetAsideOrSkippedNeverTrusted) {
   write(k.db(), text);
   const ToolRun bake = k.bake();
   const ToolRun merge = k.ktune({"merge", "--into", (k.root() / "merged").string(), path});
-  const ToolRun exported = k.ktune({"export", "--db", path, "--key", first.key, "--format", "t4", "--out",
-                                    (k.root() / "exported.json").string()});
+  const ToolRun exported = k.ktune(
+      {"export", "--db", path, "--key", first.key, "--format", "t4", "--out", (k.root() / "exported.json").string()});
   EXPECT_EQ(read(k.db()), text) << "a reader changed the DB";
   expect_no_crash(bake);
   if (fault.expect == Expect::Refused) {
@@ -174,11 +194,13 @@ TEST(DbFaultsBaseline, KernelNamesThatNoReaderAcceptsAreNotRecorded) {
         R"({"schema_version": "1.0.0", "results": [{"configuration": {"TM": 1}, "invalidity": "correct",
             "correctness": 1, "times": {"runtimes": [0.5]}}]})");
   const fs::path into = k.root() / "imported";
-  const ToolRun run = k.ktune({"import", "--t4", (k.root() / "t4.json").string(), "--into", into.string(),
-                               "--kernel", "my kernel", "--gpu", "NVIDIA H200"});
+  const ToolRun run = k.ktune({"import", "--t4", (k.root() / "t4.json").string(), "--into", into.string(), "--kernel",
+                               "my kernel", "--gpu", "NVIDIA H200"});
   expect_refusal(run, "a kernel's name is a C identifier");
   EXPECT_FALSE(fs::exists(into / "NVIDIA_H200.json"));
-  EXPECT_THROW(Db(k.db(), "k\n#define x").record(Fingerprint{}, "M=1", config_id_of({{"TM", 1}}), {{"TM", 1}}, measured(1)), Error);
+  EXPECT_THROW(
+      Db(k.db(), "k\n#define x").record(Fingerprint{}, "M=1", config_id_of({{"TM", 1}}), {{"TM", 1}}, measured(1)),
+      Error);
 }
 
 }  // namespace

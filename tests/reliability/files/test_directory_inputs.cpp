@@ -30,7 +30,8 @@ TEST(DirectoryInputs, SayIsADirectory) {
     EXPECT_NE(run.err.find(d), std::string::npos) << run.command << "\n" << run.err;
     EXPECT_TRUE(run.err.find("is a directory") != std::string::npos ||
                 run.err.find("Is a directory") != std::string::npos)
-        << run.command << "\n" << run.err;
+        << run.command << "\n"
+        << run.err;
     for (const char* wrong : {"not found", "no such file", "check the path", "basic_filebuf"})
       EXPECT_EQ(run.err.find(wrong), std::string::npos) << run.command << "\n" << run.err;
     EXPECT_EQ(message_problem(run.err), "") << run.err;

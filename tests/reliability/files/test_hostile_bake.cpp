@@ -25,7 +25,8 @@ using test_support::TempDir;
 using test_support::write;
 
 // Every kind of text a C++ literal or comment must not hold raw. Valid UTF-8: a DB is JSON.
-const std::string kHostile = "\"); system(\"rm -rf / PWNED\"); // */ /* ?\?/ ?\?= \\\" \\\n#define PWNED 1\r\t\x01 \xc3\xa9";
+const std::string kHostile =
+    "\"); system(\"rm -rf / PWNED\"); // */ /* ?\?/ ?\?= \\\" \\\n#define PWNED 1\r\t\x01 \xc3\xa9";
 
 std::string quoted(const fs::path& p) {
   std::string s = "'";
@@ -64,8 +65,12 @@ TEST(HostileBake, HostileDbAndManifestTextStaysInsideLiterals) {
   Fingerprint fp;
   fp.kernel_hash = hash;
   fp.nvcc_version = kHostile;
-  fp.gpu = {.name = "NVIDIA H200 " + kHostile, .cc_major = 9, .cc_minor = 0, .sm_count = 132,
-            .driver_version = 13000, .l2_bytes = 1};
+  fp.gpu = {.name = "NVIDIA H200 " + kHostile,
+            .cc_major = 9,
+            .cc_minor = 0,
+            .sm_count = 132,
+            .driver_version = 13000,
+            .l2_bytes = 1};
   auto ok = [](double ms) {
     Measurement m;
     m.samples_ms = {ms};
@@ -122,16 +127,18 @@ TEST(HostileBake, HostileDbAndManifestTextStaysInsideLiterals) {
 // A manifest whose names would be code is refused before anything is written.
 TEST(HostileBake, ManifestNamesThatWouldBeCodeAreRefused) {
   KernelDir k;
-  for (const auto& [field, value] : std::vector<std::pair<std::string, std::string>>{
-           {"/kernel", "k\"); system(\"PWNED"},
-           {"/entry", "k_entry() {} void PWNED"},
-           {"/parameters/0/name", "TM; int PWNED"},
-           {"/default_id", "\"}; PWNED"},
-           {"/keys/0", ""}}) {
+  for (const auto& [field, value] :
+       std::vector<std::pair<std::string, std::string>>{{"/kernel", "k\"); system(\"PWNED"},
+                                                        {"/entry", "k_entry() {} void PWNED"},
+                                                        {"/parameters/0/name", "TM; int PWNED"},
+                                                        {"/default_id", "\"}; PWNED"},
+                                                        {"/keys/0", ""}}) {
     SCOPED_TRACE(field);
     json doc = k.manifest_doc();
-    if (field == "/keys/0") doc["keys"][0] = {{"M; int PWNED", 1}, {"N", 2}};
-    else doc[json::json_pointer(field)] = value;
+    if (field == "/keys/0")
+      doc["keys"][0] = {{"M; int PWNED", 1}, {"N", 2}};
+    else
+      doc[json::json_pointer(field)] = value;
     write(k.manifest(), text_of(doc));
     expect_refusal(k.bake(), k.manifest().string());
     EXPECT_FALSE(fs::exists(k.generated()));

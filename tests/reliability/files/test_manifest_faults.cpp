@@ -23,14 +23,37 @@ Shape manifest_shape() {
   s.schema = "/schema";
   s.version = "/schema_version";
   s.future_version = 3;
-  s.required = {"/schema", "/schema_version", "/kernel", "/source", "/compile", "/compile/nvcc",
-                "/compile/arch", "/compile/flags", "/compile/include_dirs", "/parameters",
-                "/parameters/0/name", "/parameters/0/values", "/constraints", "/default", "/default/TM",
-                "/default_id", "/product", "/valid"};
-  s.typed = {"/kernel", "/entry", "/source", "/compile", "/compile/nvcc", "/compile/arch", "/compile/flags",
-             "/compile/flags/0", "/compile/include_dirs", "/compile/launcher", "/build", "/parameters",
-             "/parameters/0", "/parameters/0/name", "/parameters/0/values", "/constraints", "/constraints/0",
-             "/default", "/default_id", "/valid", "/max_points", "/defines", "/keys", "/keys/0", "/key_dims",
+  s.required = {"/schema",       "/schema_version",    "/kernel",
+                "/source",       "/compile",           "/compile/nvcc",
+                "/compile/arch", "/compile/flags",     "/compile/include_dirs",
+                "/parameters",   "/parameters/0/name", "/parameters/0/values",
+                "/constraints",  "/default",           "/default/TM",
+                "/default_id",   "/product",           "/valid"};
+  s.typed = {"/kernel",
+             "/entry",
+             "/source",
+             "/compile",
+             "/compile/nvcc",
+             "/compile/arch",
+             "/compile/flags",
+             "/compile/flags/0",
+             "/compile/include_dirs",
+             "/compile/launcher",
+             "/build",
+             "/parameters",
+             "/parameters/0",
+             "/parameters/0/name",
+             "/parameters/0/values",
+             "/constraints",
+             "/constraints/0",
+             "/default",
+             "/default_id",
+             "/valid",
+             "/max_points",
+             "/defines",
+             "/keys",
+             "/keys/0",
+             "/key_dims",
              "/key_dims/0"};
   s.integers = {"/parameters/0/values/0", "/default/TM", "/product", "/valid", "/max_points", "/keys/0/M"};
   s.names = {"/kernel", "/entry", "/parameters/0/name", "/default_id", "/build"};
@@ -95,7 +118,8 @@ TEST(ManifestFaultsBaseline, ValidFilesAreAccepted) {
 // from the space, never read from the file).
 TEST(ManifestFaultsBaseline, IdsAndCountsThatDisagreeWithTheSpaceAreRefused) {
   KernelDir k;
-  for (const std::string& id : std::vector<std::string>{"../../../etc/passwd", "a/b", "", "x y", std::string("a\0b", 3)}) {
+  for (const std::string& id :
+       std::vector<std::string>{"../../../etc/passwd", "a/b", "", "x y", std::string("a\0b", 3)}) {
     nlohmann::json doc = k.manifest_doc();
     doc["default_id"] = id;
     write(k.manifest(), text_of(doc));

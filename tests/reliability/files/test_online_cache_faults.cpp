@@ -37,7 +37,8 @@ std::vector<CacheFault> cache_faults() {
       {"empty", [] { return std::string(); }},
       {"cut_in_the_id", [] { return kGood.substr(0, kGood.size() - 5); }},
       {"cut_in_the_key", [] { return kGood.substr(0, 22); }},
-      {"binary", [] {
+      {"binary",
+       [] {
          std::string s;
          for (int i = 0; i < 4096; ++i) s += static_cast<char>(i * 131 % 256);
          return s;
@@ -51,7 +52,8 @@ std::vector<CacheFault> cache_faults() {
       {"hostile_strings",
        [] { return std::string("\"*/ #include <x>\t\"); system(\"rm -rf /\t64,128\t../../etc/passwd\n"); }},
       {"line_of_10mb", [] { return std::string(10 << 20, 'A') + "\n"; }},
-      {"many_lines", [] {
+      {"many_lines",
+       [] {
          std::string s;
          for (int i = 0; i < 100000; ++i) s += "k\tg\t" + std::to_string(i) + "\tx\n";
          return s;

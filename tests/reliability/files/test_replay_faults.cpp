@@ -28,12 +28,20 @@ json kt_cache() {
   json cache = json::object();
   for (int tm : {1, 2})
     for (int tn : {4, 8})
-      cache[std::to_string(tm) + "," + std::to_string(tn)] = {
-          {"TM", tm}, {"TN", tn}, {"time", 1.0 / (tm * tn)}, {"times", {0.25, 0.25}},
-          {"compile_time", 10.0}, {"timestamp", "2025-01-31T12:00:00Z"}};
-  return {{"schema_version", "1.1.0"},     {"device_name", "NVIDIA H200"}, {"kernel_name", "k"},
-          {"problem_size", {1024}},        {"tune_params_keys", {"TM", "TN"}},
-          {"tune_params", {{"TM", {1, 2}}, {"TN", {4, 8}}}}, {"objective", "time"}, {"cache", cache}};
+      cache[std::to_string(tm) + "," + std::to_string(tn)] = {{"TM", tm},
+                                                              {"TN", tn},
+                                                              {"time", 1.0 / (tm * tn)},
+                                                              {"times", {0.25, 0.25}},
+                                                              {"compile_time", 10.0},
+                                                              {"timestamp", "2025-01-31T12:00:00Z"}};
+  return {{"schema_version", "1.1.0"},
+          {"device_name", "NVIDIA H200"},
+          {"kernel_name", "k"},
+          {"problem_size", {1024}},
+          {"tune_params_keys", {"TM", "TN"}},
+          {"tune_params", {{"TM", {1, 2}}, {"TN", {4, 8}}}},
+          {"objective", "time"},
+          {"cache", cache}};
 }
 
 Shape kt_cache_shape() {
@@ -41,8 +49,8 @@ Shape kt_cache_shape() {
   s.version = "/schema_version";
   s.future_version = "2.0.0";
   s.required = {"/tune_params_keys", "/tune_params", "/cache", "/tune_params/TM", "/cache/*/TM", "/cache/*/time"};
-  s.typed = {"/tune_params_keys", "/tune_params", "/cache", "/tune_params_keys/0", "/tune_params/TM", "/cache/*",
-             "/cache/*/time"};
+  s.typed = {"/tune_params_keys", "/tune_params", "/cache",       "/tune_params_keys/0",
+             "/tune_params/TM",   "/cache/*",     "/cache/*/time"};
   // Kernel Tuner's values may be Python booleans, which map to 0 and 1: not a fault here.
   s.integers = {"/tune_params/TM/0", "/cache/*/TN"};
   s.reals = {"/cache/*/time"};
@@ -71,9 +79,17 @@ Shape t4_shape() {
   s.future_version = "2.0.0";
   s.required = {"/results", "/results/0/configuration", "/results/0/invalidity", "/results/0/correctness",
                 "/results/0/times"};
-  s.typed = {"/results", "/results/0", "/results/0/configuration", "/results/0/invalidity",
-             "/results/0/correctness", "/results/0/times", "/results/0/times/runtimes", "/results/0/measurements",
-             "/results/0/measurements/0", "/results/0/measurements/0/value", "/results/0/timestamp",
+  s.typed = {"/results",
+             "/results/0",
+             "/results/0/configuration",
+             "/results/0/invalidity",
+             "/results/0/correctness",
+             "/results/0/times",
+             "/results/0/times/runtimes",
+             "/results/0/measurements",
+             "/results/0/measurements/0",
+             "/results/0/measurements/0/value",
+             "/results/0/timestamp",
              "/results/0/objectives"};
   s.integers = {"/results/0/configuration/TM"};
   s.reals = {"/results/0/measurements/0/value", "/results/0/times/runtimes/0"};
@@ -144,8 +160,8 @@ TEST(KernelTunerCacheFaultsBaseline, ValidCacheIsReplayed) {
   for (const std::string name : {"cache.json", "cache.json.gz"}) {
     const std::string text = text_of(kt_cache());
     write(tmp.path() / name, name.ends_with(".gz") ? gzipped(text) : text);
-    const ToolRun simulate = ktune(tmp, {"simulate", "--cache", (tmp.path() / name).string(), "--budget", "2",
-                                         "--seed", "1"});
+    const ToolRun simulate =
+        ktune(tmp, {"simulate", "--cache", (tmp.path() / name).string(), "--budget", "2", "--seed", "1"});
     EXPECT_EQ(simulate.exit_code, 0) << simulate.err;
   }
 }

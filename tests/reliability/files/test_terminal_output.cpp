@@ -21,12 +21,13 @@ using test_support::write;
 
 // Each a way to act on a terminal or fake a line. Valid UTF-8 only where JSON needs it.
 const std::vector<std::string> kControls = {
-    "\x1b[2J\x1b[H",                         // clear the screen
-    "\r\nktune: FORGED: baked nothing\n",    // a fake line of build output
-    "\x07\x08\x08\x08",                       // bell, backspaces
-    "\xc2\x9b" "31m",                         // C1 CSI, one character
-    "\x1b]0;title\x07",                       // OSC: set the window title
-    "\x7f\x0b\x0c",                           // DEL, VT, FF
+    "\x1b[2J\x1b[H",                       // clear the screen
+    "\r\nktune: FORGED: baked nothing\n",  // a fake line of build output
+    "\x07\x08\x08\x08",                    // bell, backspaces
+    "\xc2\x9b"
+    "31m",               // C1 CSI, one character
+    "\x1b]0;title\x07",  // OSC: set the window title
+    "\x7f\x0b\x0c",      // DEL, VT, FF
 };
 
 // Output a terminal shows as it is: every line printable, UTF-8, no C0/C1 control but the
@@ -38,8 +39,7 @@ std::string terminal_problem(const std::string& text) {
     if (c == 0xc2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) < 0xa0) return "a C1 control";
     if (c >= 0xf8 || c == 0xc0 || c == 0xc1 || (c >= 0x80 && c < 0xc0 && i == 0)) return "a byte that is not UTF-8";
   }
-  if (text.find("\nktune: FORGED") != std::string::npos || text.rfind("ktune: FORGED", 0) == 0)
-    return "a forged line";
+  if (text.find("\nktune: FORGED") != std::string::npos || text.rfind("ktune: FORGED", 0) == 0) return "a forged line";
   return "";
 }
 
@@ -105,8 +105,9 @@ TEST_P(TerminalOutput, CacheAndImportTextIsEscaped) {
   const fs::path file = k.root() / "cache.json";
   write(file, cache.dump(-1, ' ', false, json::error_handler_t::replace));
   expect_clean(k.ktune({"simulate", "--cache", file.string(), "--budget", "2", "--seed", "1"}), "simulate --cache");
-  expect_clean(k.ktune({"export", "--cache", file.string(), "--format", "t4", "--out", (k.root() / "t4.json").string()}),
-               "export --cache");
+  expect_clean(
+      k.ktune({"export", "--cache", file.string(), "--format", "t4", "--out", (k.root() / "t4.json").string()}),
+      "export --cache");
   expect_clean(k.ktune({"import", "--t4", (k.root() / "t4.json").string(), "--into", (k.root() / "imported").string(),
                         "--kernel", "k", "--gpu", "NVIDIA H200" + hostile, "--key", "N=64"}),
                "import");
@@ -121,8 +122,8 @@ TEST(TerminalOutputErrors, MessagesQuotingInputAreOneShortLine) {
   const fs::path source = k.root() / "src" / "k.cu";
   auto plan = [&](const std::string& param, const std::string& key) {
     return k.ktune({"plan", "--kernel", "k", "--source", source.string(), "--out-dir", (k.root() / "p").string(),
-                    "--param", param, "--param", "TN=4,8", "--key", key, "--entry", "k_entry", "--arch", "90",
-                    "--nvcc", "/usr/local/cuda/bin/nvcc"});
+                    "--param", param, "--param", "TN=4,8", "--key", key, "--entry", "k_entry", "--arch", "90", "--nvcc",
+                    "/usr/local/cuda/bin/nvcc"});
   };
   for (const ToolRun& run : {plan("TM=" + junk, "M=1 N=2"), plan(junk + "=1,2", "M=1 N=2"), plan("TM=1,2", "M=" + junk),
                              plan("TM=1,2", "M=1 " + junk)}) {

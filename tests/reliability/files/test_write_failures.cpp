@@ -64,8 +64,8 @@ TEST(WriteFailures, MergeOverAFileSizeLimit) {
   fs::create_directories(into);
   fs::copy_file(k.db(), into / "NVIDIA_H200.json");
   const std::string before = read(into / "NVIDIA_H200.json");
-  const ToolRun run = run_tool(ktune_tool(), {"merge", "--into", into.string(), input.string()}, k.root() / "run", 120,
-                               kLimit);
+  const ToolRun run =
+      run_tool(ktune_tool(), {"merge", "--into", into.string(), input.string()}, k.root() / "run", 120, kLimit);
   expect_clear_failure(run, into / "NVIDIA_H200.json");
   EXPECT_EQ(read(into / "NVIDIA_H200.json"), before);
   EXPECT_EQ(temporaries(into), std::vector<std::string>{});
@@ -91,10 +91,10 @@ TEST(WriteFailures, ExportOverAFileSizeLimit) {
   const fs::path input = k.root() / "big.json", out = k.root() / "out.json";
   big_db(input, k, 2000);
   write(out, "previous\n");
-  const ToolRun run = run_tool(ktune_tool(),
-                               {"export", "--db", input.string(), "--key", "M=1,N=2", "--format", "kt-cache", "--out",
-                                out.string()},
-                               k.root() / "run", 120, kLimit);
+  const ToolRun run =
+      run_tool(ktune_tool(),
+               {"export", "--db", input.string(), "--key", "M=1,N=2", "--format", "kt-cache", "--out", out.string()},
+               k.root() / "run", 120, kLimit);
   expect_clear_failure(run, out);
   EXPECT_EQ(read(out), "previous\n");
   EXPECT_EQ(temporaries(k.root()), std::vector<std::string>{});

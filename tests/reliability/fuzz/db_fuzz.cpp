@@ -56,8 +56,12 @@ ktune::Fingerprint some_fingerprint() {
   ktune::Fingerprint fp;
   fp.kernel_hash = "0123456789abcdef";
   fp.nvcc_version = "13.0.88";
-  fp.gpu = {.name = "NVIDIA H200", .cc_major = 9, .cc_minor = 0, .sm_count = 132,
-            .driver_version = 13000, .l2_bytes = 62914560};
+  fp.gpu = {.name = "NVIDIA H200",
+            .cc_major = 9,
+            .cc_minor = 0,
+            .sm_count = 132,
+            .driver_version = 13000,
+            .l2_bytes = 62914560};
   return fp;
 }
 
@@ -97,8 +101,7 @@ void check_db(const uint8_t* data, std::size_t size) {
     loaded = ktune::Db::load_document(path);
   } catch (const ktune::Error&) {
   }
-  const std::string kernel =
-      loaded ? loaded->document.at("kernel").get<std::string>() : std::string("fuzz");
+  const std::string kernel = loaded ? loaded->document.at("kernel").get<std::string>() : std::string("fuzz");
 
   ktune::Db db(path, kernel);
   if (loaded) {

@@ -13,12 +13,12 @@
 
 #include <pthread.h>
 
-#define KTUNE_FUZZ_CHECK(cond)                                                          \
-  do {                                                                                  \
-    if (!(cond)) {                                                                      \
+#define KTUNE_FUZZ_CHECK(cond)                                                               \
+  do {                                                                                       \
+    if (!(cond)) {                                                                           \
       std::fprintf(stderr, "%s:%d: fuzz invariant broken: %s\n", __FILE__, __LINE__, #cond); \
-      std::abort();                                                                     \
-    }                                                                                   \
+      std::abort();                                                                          \
+    }                                                                                        \
   } while (0)
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size);

@@ -115,8 +115,7 @@ void check_t1(const uint8_t* data, std::size_t size) {
   KTUNE_FUZZ_CHECK(spec.default_config.empty() || spec.default_config.size() == params.size());
   for (std::size_t i = 0; i < params.size(); ++i) {
     if (!spec.default_config.empty())
-      KTUNE_FUZZ_CHECK(params[i]["Default"].dump() ==
-                       std::to_string(spec.default_config[i].second));
+      KTUNE_FUZZ_CHECK(params[i]["Default"].dump() == std::to_string(spec.default_config[i].second));
     const nlohmann::json& values = params[i]["Values"];
     if (!values.is_array()) continue;
     KTUNE_FUZZ_CHECK(values.size() == spec.parameters[i].values.size());

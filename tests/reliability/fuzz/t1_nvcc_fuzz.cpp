@@ -98,7 +98,8 @@ void check_command(const ktune::T1Plan& p, const ktune::ManifestConfig& c) {
 
   // The macros ktune sets, with this config's values.
   std::vector<std::pair<std::string, int64_t>> expected;
-  for (std::size_t k = 0; k < m.spec.parameters.size(); ++k) expected.emplace_back(m.spec.parameters[k].name, c.values[k]);
+  for (std::size_t k = 0; k < m.spec.parameters.size(); ++k)
+    expected.emplace_back(m.spec.parameters[k].name, c.values[k]);
   expected.insert(expected.end(), c.defines.begin(), c.defines.end());
   std::vector<int> definitions(expected.size(), 0);
 

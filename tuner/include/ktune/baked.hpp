@@ -38,32 +38,32 @@ struct BakedConfig {
 
 // The best config of one key on one GPU model.
 struct BakedEntry {
-  std::span<const int64_t> key;    // one per key dimension, in BakedKernel::key_dims' order
-  int32_t config;                  // index into BakedKernel::configs
-  double best_ms;                  // its measured median, for reports
+  std::span<const int64_t> key;  // one per key dimension, in BakedKernel::key_dims' order
+  int32_t config;                // index into BakedKernel::configs
+  double best_ms;                // its measured median, for reports
 };
 
 struct BakedGpu {
-  const char* name;                // "NVIDIA H200", as cuDeviceGetName says
+  const char* name;  // "NVIDIA H200", as cuDeviceGetName says
   int cc_major, cc_minor;
   int sm_count;
-  uint64_t memory_bytes;           // 0 when not known (an import that did not say)
-  const char* source;              // where the table came from: the DB file it was read from
+  uint64_t memory_bytes;  // 0 when not known (an import that did not say)
+  const char* source;     // where the table came from: the DB file it was read from
   std::span<const BakedEntry> entries;
-  int32_t common_best;             // the config best across this GPU's keys (CLBlast-style)
+  int32_t common_best;  // the config best across this GPU's keys (CLBlast-style)
 };
 
 struct BakedKernel {
-  const char* name;                       // as in ktune_add_kernel
-  const char* entry;                      // the extern "C" kernel function
+  const char* name;   // as in ktune_add_kernel
+  const char* entry;  // the extern "C" kernel function
   std::span<const char* const> parameters;
   std::span<const char* const> key_dims;  // in the order KEYS declares them
   std::span<const BakedConfig> configs;
   std::span<const BakedGpu> gpus;
-  int32_t default_config;                 // index of the DEFAULT config
-  std::span<const BakedArch> cubin_archs; // the real architectures the build listed
-  BakedArch ptx_arch;                     // {0, 0}: no PTX (every listed architecture "-real")
-  const char* note;                       // what the bake used, in one line
+  int32_t default_config;                  // index of the DEFAULT config
+  std::span<const BakedArch> cubin_archs;  // the real architectures the build listed
+  BakedArch ptx_arch;                      // {0, 0}: no PTX (every listed architecture "-real")
+  const char* note;                        // what the bake used, in one line
   // The KEYS the kernel was declared (and tuned) for, key_dims.size() values each, one
   // key after another: what a demo or a benchmark runs.
   std::span<const int64_t> declared_keys = {};

@@ -64,8 +64,7 @@ std::string gave_up_text(const Space& space, uint64_t max_points);
 
 // The nvcc flags that a config's values imply besides its -D macros: a parameter named
 // `maxnreg` also caps registers (-maxrregcount).
-std::vector<std::string> hint_flags(const std::vector<Parameter>& params,
-                                    const std::vector<int64_t>& values);
+std::vector<std::string> hint_flags(const std::vector<Parameter>& params, const std::vector<int64_t>& values);
 
 // What compiling one config to dir/cubins/<id>.cubin takes: nvcc (after the launcher, if
 // any) with the config's -D macros and hint flags, its record, log and depfile under `dir`.
@@ -75,8 +74,8 @@ CompileJob compile_job(const Manifest& m, const ManifestConfig& c, const std::fi
 // The command that compiles one config to dir/cubins/<id>.cubin: `tool compile` (the
 // wrapper that records failures) around nvcc with the config's -D macros and hint flags,
 // its record, log and depfile under `dir` too. Throws Error for an argument with a newline.
-std::vector<std::string> cubin_command(const Manifest& m, const ManifestConfig& c,
-                                       const std::filesystem::path& dir, const std::string& tool);
+std::vector<std::string> cubin_command(const Manifest& m, const ManifestConfig& c, const std::filesystem::path& dir,
+                                       const std::string& tool);
 
 // The command that compiles the DEFAULT config to dir/default.ptx (depfile
 // dir/deps/default_ptx.d): what runs, through the driver's JIT, where no cubin can.

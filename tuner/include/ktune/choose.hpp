@@ -42,22 +42,22 @@ struct GpuInfo {
   std::string name;
   int cc_major = 0, cc_minor = 0;
   int sm_count = 0;
-  uint64_t memory_bytes = 0;       // 0: not known
+  uint64_t memory_bytes = 0;  // 0: not known
 };
 
 struct ChooseOptions {
-  bool use_cubins = true;          // false: PTX only (KTUNE_NO_CUBINS=1), to test the JIT path
-  double near_factor = 4.0;        // a tuned key this close (log-space distance) is "near"
-  bool default_only = false;       // ignore the tables: the baseline that tuning is measured against
+  bool use_cubins = true;     // false: PTX only (KTUNE_NO_CUBINS=1), to test the JIT path
+  double near_factor = 4.0;   // a tuned key this close (log-space distance) is "near"
+  bool default_only = false;  // ignore the tables: the baseline that tuning is measured against
 };
 
 struct Choice {
-  int32_t config = -1;             // index into BakedKernel::configs
+  int32_t config = -1;  // index into BakedKernel::configs
   Rule rule = Rule::Default;
   ImageKind image = ImageKind::Cubin;
-  BakedArch arch;                  // the image's: the cubin's sm_XY, or the PTX's compute_XY
-  const BakedGpu* table = nullptr; // the GPU table used, if any
-  double key_distance = 0;         // log-space distance to the key used (0: exact)
+  BakedArch arch;                   // the image's: the cubin's sm_XY, or the PTX's compute_XY
+  const BakedGpu* table = nullptr;  // the GPU table used, if any
+  double key_distance = 0;          // log-space distance to the key used (0: exact)
 
   // "exact on NVIDIA H200 (sm_90 cubin)", "default (compute_90 PTX, JIT)": for logs and errors.
   std::string describe() const;

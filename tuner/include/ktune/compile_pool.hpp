@@ -22,9 +22,9 @@ namespace ktune {
 class CompilePool {
  public:
   struct Done {
-    std::size_t tag = 0;   // what submit() was given
-    bool compiled = false; // false: its record was current, nothing ran
-    double wall_s = 0;     // of the compiler, when compiled
+    std::size_t tag = 0;    // what submit() was given
+    bool compiled = false;  // false: its record was current, nothing ran
+    double wall_s = 0;      // of the compiler, when compiled
   };
 
   CompilePool(const Manifest& manifest, std::filesystem::path kernel_dir, unsigned jobs);

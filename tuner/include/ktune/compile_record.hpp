@@ -63,8 +63,8 @@ struct CompileOutcome {
   // compiler was interrupted (SIGINT, SIGTERM, SIGHUP, SIGKILL: Ctrl-C or a kill), so an
   // interrupted build is rebuilt rather than remembered as a compile failure. A compiler
   // that crashed (SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL, ...) is recorded compile-failed.
-  int exit_code = 0;   // 128 + the signal when the compiler died of one
-  std::string signal;  // "SIGSEGV" when the compiler crashed; empty when it exited
+  int exit_code = 0;             // 128 + the signal when the compiler died of one
+  std::string signal;            // "SIGSEGV" when the compiler crashed; empty when it exited
   double wall_s = 0, cpu_s = 0;  // the compiler's
 };
 

@@ -23,17 +23,15 @@ class Config {
     if (auto v = find(name)) return *v;
     std::string known;
     for (const auto& n : names_) known += (known.empty() ? "" : ", ") + n;
-    throw Error("config has no parameter '" + std::string(name) + "' (its parameters: " +
-                known + "); check the spelling in the launch template");
+    throw Error("config has no parameter '" + std::string(name) + "' (its parameters: " + known +
+                "); check the spelling in the launch template");
   }
   std::optional<int64_t> find(std::string_view name) const {
     for (std::size_t k = 0; k < names_.size(); ++k)
       if (names_[k] == name) return values_[k];
     return std::nullopt;
   }
-  int64_t get_or(std::string_view name, int64_t fallback) const {
-    return find(name).value_or(fallback);
-  }
+  int64_t get_or(std::string_view name, int64_t fallback) const { return find(name).value_or(fallback); }
 
   const std::vector<std::string>& names() const { return names_; }
   const std::vector<int64_t>& values() const { return values_; }

@@ -62,14 +62,13 @@ class Db {
   const std::string& warning() const { return warning_; }
 
   // The measurement of `config_id` on `key` under `fp`, if the DB has one.
-  std::optional<Measurement> find(const Fingerprint& fp, const std::string& key,
-                                  const std::string& config_id) const;
+  std::optional<Measurement> find(const Fingerprint& fp, const std::string& key, const std::string& config_id) const;
 
   // Adds one measurement (with the config's values, for readers of the file) and writes
   // the DB to disk at once, under the lock, merged with whatever other writers added.
   // Throws Error naming the path when it cannot write (the file on disk stays intact).
-  void record(const Fingerprint& fp, const std::string& key, const std::string& config_id,
-              const nlohmann::json& values, const Measurement& m);
+  void record(const Fingerprint& fp, const std::string& key, const std::string& config_id, const nlohmann::json& values,
+              const Measurement& m);
 
   // Makes the last write durable (fsync of the file and its directory).
   void sync();
@@ -109,8 +108,7 @@ class Db {
   std::chrono::steady_clock::time_point last_sync_{};
   bool unsynced_ = false;
 
-  static std::string line_key(const std::string& digest, const std::string& key,
-                              const std::string& config_id);
+  static std::string line_key(const std::string& digest, const std::string& key, const std::string& config_id);
   std::string render();
 };
 

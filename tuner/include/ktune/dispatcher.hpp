@@ -36,15 +36,14 @@ struct Driver;
 
 struct DispatchOptions {
   ChooseOptions choose;
-  bool online = false;            // measure the portfolio for untuned keys (online.hpp)
-  std::string online_cache;       // file of online choices; empty: the default place
+  bool online = false;       // measure the portfolio for untuned keys (online.hpp)
+  std::string online_cache;  // file of online choices; empty: the default place
   static DispatchOptions from_environment();
 };
 
 class Dispatcher {
  public:
-  explicit Dispatcher(const BakedKernel& kernel,
-                      DispatchOptions options = DispatchOptions::from_environment());
+  explicit Dispatcher(const BakedKernel& kernel, DispatchOptions options = DispatchOptions::from_environment());
   ~Dispatcher();
   Dispatcher(const Dispatcher&) = delete;
   Dispatcher& operator=(const Dispatcher&) = delete;
@@ -113,7 +112,8 @@ template <typename TypedConfig, typename F, std::size_t N>
 void launch_typed(Dispatcher& d, const std::array<int64_t, N>& key, F& launch_template, CUstream stream) {
   const std::span<const int64_t> k(key.data(), N);
   if constexpr (std::is_invocable_v<F&, const TypedConfig&>)
-    d.launch(k, [&launch_template](const Config& c) { return launch_template(TypedConfig::of(c)); }, stream);
+    d.launch(
+        k, [&launch_template](const Config& c) { return launch_template(TypedConfig::of(c)); }, stream);
   else
     d.launch(k, launch_template, stream);
 }

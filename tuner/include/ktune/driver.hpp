@@ -15,6 +15,7 @@ namespace ktune {
 // driver for a name at the toolkit's version can return a newer ABI of that name (CUDA 13's
 // cuCtxSynchronize takes a context), so every version is pinned and checked against
 // cudaTypedefs.h at compile time.
+// clang-format off
 #define KTUNE_DRIVER_FUNCTIONS(X)                                                            \
   X(cuInit, 2000) X(cuDriverGetVersion, 2020) X(cuDeviceGet, 2000)                           \
   X(cuDeviceGetCount, 2000) X(cuDeviceGetName, 2000) X(cuDeviceGetAttribute, 2000)           \
@@ -31,6 +32,7 @@ namespace ktune {
   X(cuOccupancyMaxActiveClusters, 11070) X(cuMemAllocHost, 3020) X(cuMemFreeHost, 2000)      \
   X(cuCtxGetCurrent, 4000) X(cuCtxGetDevice, 2000) X(cuCtxGetId, 12000)                      \
   X(cuModuleLoadDataEx, 2010) X(cuLaunchKernel, 4000) X(cuModuleGetGlobal, 3020)
+// clang-format on
 
 // A failed driver call: names the call, the CUDA error and what ktune was doing.
 class CudaError : public Error {

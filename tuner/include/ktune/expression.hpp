@@ -33,8 +33,7 @@ struct Value {
 // A text that does not parse; `column` is 1-based and points at the offending token.
 class ParseError : public Error {
  public:
-  ParseError(const std::string& message, std::size_t column)
-      : Error(message), column_(column) {}
+  ParseError(const std::string& message, std::size_t column) : Error(message), column_(column) {}
   std::size_t column() const { return column_; }
 
  private:

@@ -13,8 +13,8 @@
 namespace ktune {
 
 struct Fingerprint {
-  std::string kernel_hash;     // source + every header it includes + flags + parameters
-  std::string nvcc_version;    // "13.0.88"
+  std::string kernel_hash;   // source + every header it includes + flags + parameters
+  std::string nvcc_version;  // "13.0.88"
   GpuIdentity gpu;
 
   // Hex digest of every field above except gpu.l2_bytes.

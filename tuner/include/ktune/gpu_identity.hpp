@@ -9,13 +9,13 @@
 namespace ktune {
 
 struct GpuIdentity {
-  std::string name;            // "NVIDIA H200"
+  std::string name;  // "NVIDIA H200"
   int cc_major = 0, cc_minor = 0;
   int sm_count = 0;
-  int driver_version = 0;      // cuDriverGetVersion, e.g. 13000
-  uint64_t l2_bytes = 0;       // not part of the fingerprint: used to size the L2 flush
-  uint64_t memory_bytes = 0;   // not part of the fingerprint; 0: not known. Run-time choice
-                               // prefers, among models of one architecture, the most alike
+  int driver_version = 0;     // cuDriverGetVersion, e.g. 13000
+  uint64_t l2_bytes = 0;      // not part of the fingerprint: used to size the L2 flush
+  uint64_t memory_bytes = 0;  // not part of the fingerprint; 0: not known. Run-time choice
+                              // prefers, among models of one architecture, the most alike
 
   nlohmann::json to_json() const;
   static GpuIdentity from_json(const nlohmann::json& j);

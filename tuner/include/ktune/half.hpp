@@ -31,12 +31,12 @@ struct Fp16Format {
     const uint32_t u = std::bit_cast<uint32_t>(f);
     const uint16_t sign = static_cast<uint16_t>((u >> 16) & 0x8000u);
     const uint32_t mag = u & 0x7FFFFFFFu;
-    if (mag > 0x7F800000u) return sign | 0x7E00u;            // NaN: a quiet NaN
-    if (mag >= 0x477FF000u) return sign | 0x7C00u;           // rounds to at least 65520: inf
-    if (mag < 0x38800000u) {                                  // below 2^-14: subnormal or 0
-      if (mag < 0x33000000u) return sign;                     // below 2^-25: rounds to 0
+    if (mag > 0x7F800000u) return sign | 0x7E00u;   // NaN: a quiet NaN
+    if (mag >= 0x477FF000u) return sign | 0x7C00u;  // rounds to at least 65520: inf
+    if (mag < 0x38800000u) {                        // below 2^-14: subnormal or 0
+      if (mag < 0x33000000u) return sign;           // below 2^-25: rounds to 0
       const uint32_t exp = mag >> 23, mant = (mag & 0x7FFFFFu) | 0x800000u;
-      const uint32_t shift = 126 - exp;                       // 14..24 + 1 for the hidden bit
+      const uint32_t shift = 126 - exp;  // 14..24 + 1 for the hidden bit
       uint32_t h = mant >> shift;
       const uint32_t rest = mant & ((1u << shift) - 1), half_way = 1u << (shift - 1);
       if (rest > half_way || (rest == half_way && (h & 1u))) ++h;

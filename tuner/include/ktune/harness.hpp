@@ -75,11 +75,16 @@ constexpr bool is_buffer_type = std::is_arithmetic_v<T> || std::is_same_v<T, hal
 template <typename T>
 constexpr Tolerance default_tolerance() {
   // A few units in the last place of each type: fp16 has 11 significant bits, bf16 8.
-  if constexpr (std::is_same_v<T, half>) return {1e-3, 4e-3};
-  else if constexpr (std::is_same_v<T, bfloat16>) return {1e-2, 3e-2};
-  else if constexpr (std::is_same_v<T, float>) return {1e-5, 1e-4};
-  else if constexpr (std::is_same_v<T, double>) return {1e-12, 1e-10};
-  else return {0, 0};  // integers: exact
+  if constexpr (std::is_same_v<T, half>)
+    return {1e-3, 4e-3};
+  else if constexpr (std::is_same_v<T, bfloat16>)
+    return {1e-2, 3e-2};
+  else if constexpr (std::is_same_v<T, float>)
+    return {1e-5, 1e-4};
+  else if constexpr (std::is_same_v<T, double>)
+    return {1e-12, 1e-10};
+  else
+    return {0, 0};  // integers: exact
 }
 
 // A device buffer the harness owns; passes its device pointer as a kernel argument.
@@ -102,14 +107,15 @@ class Harness {
     std::size_t bytes = 0;
     std::size_t elements = 0;
     bool output = false;
-    std::vector<std::byte> host;       // the fill's values
-    std::vector<std::byte> expected;   // outputs with an expectation
+    std::vector<std::byte> host;      // the fill's values
+    std::vector<std::byte> expected;  // outputs with an expectation
     Tolerance tolerance;
     CUdeviceptr device = 0;
-    CUdeviceptr pristine = 0;          // outputs: the fill, to reset from
+    CUdeviceptr pristine = 0;  // outputs: the fill, to reset from
     // Largest error and count of elements beyond tolerance, of `got` against `expected`.
-    std::function<std::pair<double, std::size_t>(const std::byte* got, const std::byte* ref,
-                                                 std::size_t n, Tolerance tol)> compare;
+    std::function<std::pair<double, std::size_t>(const std::byte* got, const std::byte* ref, std::size_t n,
+                                                 Tolerance tol)>
+        compare;
     std::function<void(std::vector<std::byte>& host)> make_host;  // sizes `host` and fills it
   };
 
@@ -129,8 +135,7 @@ class Harness {
     return add<T>(n, f, false, {});
   }
   template <typename T>
-  Buffer<T> output(std::size_t n, Fill f = fill::constant(0),
-                   Tolerance tol = default_tolerance<T>()) {
+  Buffer<T> output(std::size_t n, Fill f = fill::constant(0), Tolerance tol = default_tolerance<T>()) {
     return add<T>(n, f, true, tol);
   }
   // The values a buffer was filled with, for host references.
@@ -157,13 +162,10 @@ class Harness {
   template <typename T, typename F>
   void expect_on_device(Buffer<T> out, F&& reference) {
     Slot& s = slots_.at(out.index);
-    if (!s.output)
-      throw Error("Harness::expect_on_device: the buffer is an input; declare it with output<T>()");
+    if (!s.output) throw Error("Harness::expect_on_device: the buffer is an input; declare it with output<T>()");
     if (checking_only_) return;
     s.expected = s.host;
-    compute_on_device(s, [&](CUdeviceptr ref, CUstream stream) {
-      reference(Buffer<T>{ref, s.elements, -1}, stream);
-    });
+    compute_on_device(s, [&](CUdeviceptr ref, CUstream stream) { reference(Buffer<T>{ref, s.elements, -1}, stream); });
   }
   void launch(LaunchTemplate t) { launch_ = std::move(t); }
   // Copies `b`'s values into the kernel's __constant__ (or __device__) variable `symbol`
@@ -191,8 +193,7 @@ class Harness {
   // Device side, provided by the tuner's worker (allocation and upload).
   virtual void upload(Slot& s) = 0;
   // Runs `reference` on a device copy of s.host and reads the result into s.expected.
-  virtual void compute_on_device(Slot& s,
-                                 const std::function<void(CUdeviceptr, CUstream)>& reference) = 0;
+  virtual void compute_on_device(Slot& s, const std::function<void(CUdeviceptr, CUstream)>& reference) = 0;
 
  private:
   template <typename T>
@@ -241,9 +242,9 @@ Buffer<T> Harness::add(std::size_t n, const Fill& f, bool output, Tolerance tol)
       const double gv = static_cast<double>(g[i]), rv = static_cast<double>(r[i]);
       const double err = std::fabs(gv - rv);
       bad += !(err <= t.abs + t.rel * std::fabs(rv));  // NaN counts as bad
-      worst = std::max(worst, err);                     // NaN leaves it unchanged
+      worst = std::max(worst, err);                    // NaN leaves it unchanged
     }
-    if (bad > 0 && worst == 0) worst = INFINITY;       // only NaNs were wrong
+    if (bad > 0 && worst == 0) worst = INFINITY;  // only NaNs were wrong
     return std::make_pair(worst, bad);
   };
   slots_.push_back(std::move(s));

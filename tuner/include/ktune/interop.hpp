@@ -39,19 +39,18 @@ struct InteropEntry {
 // write. Made from a DB document or from a ReplaySpace.
 struct InteropData {
   std::string kernel;
-  std::string device;                                // the GPU's name
-  std::string key;                                   // canonical, "M=64,N=64"; may be empty
-  std::map<std::string, int64_t> key_values;         // the key's values, by name
-  std::vector<std::string> parameters;               // names, in export order
+  std::string device;                                  // the GPU's name
+  std::string key;                                     // canonical, "M=64,N=64"; may be empty
+  std::map<std::string, int64_t> key_values;           // the key's values, by name
+  std::vector<std::string> parameters;                 // names, in export order
   std::vector<std::vector<int64_t>> parameter_values;  // each parameter's values, ascending
-  std::vector<InteropEntry> entries;                 // sorted by values
+  std::vector<InteropEntry> entries;                   // sorted by values
 };
 
 // The configs measured on `key` (canonical form; empty: the DB's only key) of a ktune DB
 // document (Db::document() or Db::load_document()), under the fingerprint with the most of
 // them (the rule of ReplaySpace::from_db). `origin` (a file name) prefixes errors.
-InteropData interop_from_db(const nlohmann::json& db_document, const std::string& key,
-                            const std::string& origin);
+InteropData interop_from_db(const nlohmann::json& db_document, const std::string& key, const std::string& origin);
 // A recorded space: every config with its outcome (no samples: a replay keeps one time).
 InteropData interop_from_replay(const ReplaySpace& space);
 
@@ -72,8 +71,7 @@ std::string utc_timestamp_now();
 // "time", cache {"v1,v2,...": {params..., "time": ms | failure, "times": samples,
 // compile_time, verification_time, benchmark_time, strategy_time, framework_time,
 // timestamp}}. ReplaySpace::from_cache reads it back. `timestamp`: empty for now.
-nlohmann::ordered_json to_kernel_tuner_cache(const InteropData& data,
-                                             const std::string& timestamp = "");
+nlohmann::ordered_json to_kernel_tuner_cache(const InteropData& data, const std::string& timestamp = "");
 
 // A T4 results document: {"schema_version": "1.0.0", "results": [{"timestamp",
 // "configuration", "times": {"runtimes": samples}, "measurements": [{"name": "time",
@@ -111,8 +109,7 @@ ImportedGpu imported_gpu_from_options(const GpuIdentity& given);
 //    nvidia_smi_log.gpu, one GPU or a list of them (used when they are one model):
 //    "product_name" and "fb_memory_usage": {"total": "81559 MiB"}.
 // A fact given malformed is an Error naming `origin` and the field.
-void fill_from_t4_metadata(ImportedGpu& gpu, const nlohmann::ordered_json& doc,
-                           const std::string& origin);
+void fill_from_t4_metadata(ImportedGpu& gpu, const nlohmann::ordered_json& doc, const std::string& origin);
 
 // Compute capability and SM count from the known-GPU table (ktune/known_gpus.hpp), when the
 // name is in it and the compute capability already known, if any, is the table's: a name
@@ -121,18 +118,17 @@ void fill_from_known_gpus(ImportedGpu& gpu);
 
 // Who measured the T4 results: T4 has no ktune fingerprint, so the importer names it.
 struct T4Import {
-  std::string kernel;                      // required for DB records
-  std::string key;                         // "M=64,N=64" or empty (a kernel without key)
-  GpuIdentity gpu;                         // name and compute capability required (ImportedGpu)
-  std::string kernel_hash = "t4-import";   // the fingerprint's kernel version
+  std::string kernel;                     // required for DB records
+  std::string key;                        // "M=64,N=64" or empty (a kernel without key)
+  GpuIdentity gpu;                        // name and compute capability required (ImportedGpu)
+  std::string kernel_hash = "t4-import";  // the fingerprint's kernel version
   std::string nvcc_version = "unknown";
 };
 
 // A T4 results file (JSON, or gzipped JSON) parsed, keeping the order of its members.
 // Throws Error naming the file when it cannot be read or is not JSON (and saying it was
 // to be `expected`: a T4 metadata file is read here too).
-nlohmann::ordered_json read_t4_file(const std::filesystem::path& path,
-                                    const std::string& expected = "T4 results");
+nlohmann::ordered_json read_t4_file(const std::filesystem::path& path, const std::string& expected = "T4 results");
 
 // One DbRecord per result: config id from the configuration, values as given, status from
 // "invalidity", time from the "time" measurement (converted from its unit to ms; an array
@@ -146,7 +142,7 @@ std::vector<DbRecord> t4_to_db_records(const nlohmann::ordered_json& doc, const 
 
 // The same as a space to replay: parameters in the order of the first configuration,
 // values sorted ascending, configs sorted by values. Malformed input: Error, as above.
-ReplaySpace t4_to_replay(const nlohmann::ordered_json& doc, const std::string& origin,
-                         const std::string& device = "", const std::string& kernel = "");
+ReplaySpace t4_to_replay(const nlohmann::ordered_json& doc, const std::string& origin, const std::string& device = "",
+                         const std::string& kernel = "");
 
 }  // namespace ktune

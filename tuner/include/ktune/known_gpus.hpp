@@ -12,7 +12,7 @@ namespace ktune {
 struct KnownGpu {
   const char* words;  // "H100 PCIe": whole words of the GPU's name, in this order
   int cc_major, cc_minor;
-  int sm_count;       // the model's, as sold; 0 for a MIG instance (a slice of them)
+  int sm_count;  // the model's, as sold; 0 for a MIG instance (a slice of them)
 };
 
 // The entry whose words the GPU's name contains (case ignored; words end at anything but a

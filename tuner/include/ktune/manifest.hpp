@@ -27,14 +27,14 @@ namespace ktune {
 
 struct CompileSettings {
   std::string nvcc;
-  std::string arch;                       // e.g. "90" or "90a": the cubins compiled and tuned
-                                          // here are for sm_<arch> (one of `archs`)
+  std::string arch;  // e.g. "90" or "90a": the cubins compiled and tuned
+                     // here are for sm_<arch> (one of `archs`)
   std::vector<std::string> flags;
   std::vector<std::string> include_dirs;
-  std::vector<std::string> launcher;      // CMAKE_CUDA_COMPILER_LAUNCHER, e.g. ccache; not hashed
-  std::vector<std::string> archs;         // every real architecture the bake embeds cubins for
-  std::optional<std::string> ptx_arch;    // the DEFAULT's PTX: for compute_<ptx_arch>; "": no PTX
-                                          // (every listed architecture -real); unset: `arch`
+  std::vector<std::string> launcher;    // CMAKE_CUDA_COMPILER_LAUNCHER, e.g. ccache; not hashed
+  std::vector<std::string> archs;       // every real architecture the bake embeds cubins for
+  std::optional<std::string> ptx_arch;  // the DEFAULT's PTX: for compute_<ptx_arch>; "": no PTX
+                                        // (every listed architecture -real); unset: `arch`
   std::string ptx_target() const { return ptx_arch ? *ptx_arch : arch; }  // "": no PTX
   // `archs`, with `arch` first where a manifest made in code left it out.
   std::vector<std::string> listed_archs() const {
@@ -112,12 +112,12 @@ struct Manifest {
 
   std::string kernel;
   std::string source;
-  std::string entry;       // the kernel function's (extern "C") name in the cubins
+  std::string entry;  // the kernel function's (extern "C") name in the cubins
   CompileSettings compile;
   // Spaces above the eager-build limit are compiled on demand: the build makes only the
   // DEFAULT's cubin, the tuner and the bake ask Ninja (on_demand.ninja) for the rest.
   bool on_demand = false;
-  SpaceSpec spec;          // parameters, constraints, default as declared
+  SpaceSpec spec;  // parameters, constraints, default as declared
   std::string default_id;
   uint64_t product = 0;
   ManifestConfigs configs;  // enumerated from `spec`; the file holds their count

@@ -27,7 +27,7 @@ Status status_from_string(const std::string& s);  // throws Error on an unknown 
 struct Resources {
   int registers = 0;
   int static_shared_bytes = 0;
-  int local_bytes = 0;          // per thread; > 0 usually means spills
+  int local_bytes = 0;  // per thread; > 0 usually means spills
   int max_threads_per_block = 0;
 };
 
@@ -38,9 +38,9 @@ struct Measurement {
   bool abandoned = false;          // stopped early: clearly slower than the best so far
   double max_error = 0;            // largest |out - ref| seen (wrong-result, and ok)
   Resources resources;
-  std::string message;             // the reason, for any status but ok
-  double seconds = 0;              // wall time spent on this config (load+verify+measure)
-  double at = 0;                   // when it was recorded, Unix seconds (0: not known)
+  std::string message;  // the reason, for any status but ok
+  double seconds = 0;   // wall time spent on this config (load+verify+measure)
+  double at = 0;        // when it was recorded, Unix seconds (0: not known)
 
   nlohmann::json to_json() const;
   static Measurement from_json(const nlohmann::json& j);  // throws Error on malformed input

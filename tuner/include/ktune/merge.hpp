@@ -40,13 +40,11 @@ bool merge_prefers(const Measurement& incoming, const Measurement& existing);
 
 // The DB files that INPUT arguments name: a file itself, a directory its *.json (sorted).
 // Throws Error naming an input that is missing, neither, or a directory without *.json.
-std::vector<std::filesystem::path> merge_input_files(
-    const std::vector<std::filesystem::path>& inputs);
+std::vector<std::filesystem::path> merge_input_files(const std::vector<std::filesystem::path>& inputs);
 
 // Merges every DB file `inputs` name into `into` (made if missing). Everything is read and
 // checked first: a corrupt input, inputs of different kernels or an existing file in `into`
 // of another kernel (or corrupt) throws Error naming the file, and nothing is written.
-MergeReport merge_dbs(const std::filesystem::path& into,
-                      const std::vector<std::filesystem::path>& inputs);
+MergeReport merge_dbs(const std::filesystem::path& into, const std::vector<std::filesystem::path>& inputs);
 
 }  // namespace ktune

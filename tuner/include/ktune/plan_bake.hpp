@@ -26,10 +26,10 @@ struct BakeEntry {
 
 struct BakeTable {
   GpuIdentity gpu;
-  std::string arch;          // the listed architecture (compile.archs) whose cubins its GPU runs
-  std::string source;        // the DB file the table came from
+  std::string arch;    // the listed architecture (compile.archs) whose cubins its GPU runs
+  std::string source;  // the DB file the table came from
   std::vector<BakeEntry> entries;
-  std::string common_best;   // config id best across the keys (geometric mean of slowdowns)
+  std::string common_best;  // config id best across the keys (geometric mean of slowdowns)
 };
 
 struct BakePlan {
@@ -46,13 +46,12 @@ struct BakePlan {
 // own tuning before shipped DBs) and keeps, per GPU model, the measurements of the current
 // kernel (fingerprint's kernel_hash) whose configs compiled (`compiled`). Files that are not
 // DBs of this kernel are reported in warnings and skipped, never trusted.
-BakePlan plan_bake(const Manifest& m, const std::string& kernel_hash,
-                   const std::vector<std::filesystem::path>& db_dirs,
+BakePlan plan_bake(const Manifest& m, const std::string& kernel_hash, const std::vector<std::filesystem::path>& db_dirs,
                    const std::set<std::string>& compiled);
 // The same, with `compiled` as a test of a config id.
 BakePlan plan_bake_if(const Manifest& m, const std::string& kernel_hash,
-                   const std::vector<std::filesystem::path>& db_dirs,
-                   const std::function<bool(const std::string& id)>& compiled);
+                      const std::vector<std::filesystem::path>& db_dirs,
+                      const std::function<bool(const std::string& id)>& compiled);
 
 // A build for several architectures (compile.archs): a GPU model's table is kept when one of
 // them runs on it (cuda_arch.hpp's cubin_arch_for) and its fingerprint has the kernel's hash
@@ -60,8 +59,8 @@ BakePlan plan_bake_if(const Manifest& m, const std::string& kernel_hash,
 // listed architecture serves (or of an unknown compute capability) are warned about: no GPU
 // could choose them.
 struct BakeArch {
-  std::string kernel_hash;                                   // kernel_hash(manifest, arch)
-  std::function<bool(const std::string& id)> compiled;       // its cubin for this arch is ok
+  std::string kernel_hash;                              // kernel_hash(manifest, arch)
+  std::function<bool(const std::string& id)> compiled;  // its cubin for this arch is ok
 };
 BakePlan plan_bake_archs(const Manifest& m, const std::map<std::string, BakeArch>& archs,
                          const std::vector<std::filesystem::path>& db_dirs);

@@ -10,12 +10,12 @@
 namespace ktune {
 
 struct ProcessOptions {
-  std::filesystem::path stdin_file;   // read from this file; empty: ours
-  std::filesystem::path stdout_file;  // appended to (created 0644); empty: ours
-  std::filesystem::path stderr_file;  // appended to (created 0644); empty: ours
-  bool stderr_to_stdout = false;      // stderr goes wherever stdout goes
-  bool stdout_to_stderr = false;      // stdout goes wherever stderr goes
-  bool capture_stdout = false;        // stdout read back into ProcessResult::output
+  std::filesystem::path stdin_file;         // read from this file; empty: ours
+  std::filesystem::path stdout_file;        // appended to (created 0644); empty: ours
+  std::filesystem::path stderr_file;        // appended to (created 0644); empty: ours
+  bool stderr_to_stdout = false;            // stderr goes wherever stdout goes
+  bool stdout_to_stderr = false;            // stdout goes wherever stderr goes
+  bool capture_stdout = false;              // stdout read back into ProcessResult::output
   std::filesystem::path working_directory;  // empty: ours
 };
 

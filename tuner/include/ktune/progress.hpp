@@ -11,13 +11,13 @@
 namespace ktune {
 
 struct ProgressState {
-  std::size_t done = 0;         // configs of the current key evaluated
-  double best_ms = -1;          // < 0: nothing ok yet
-  std::string best;             // the best config, by its values
-  std::size_t compiling = 0;    // compiles in flight
-  std::string compiling_what;   // the config last sent to compile, by its values
-  std::size_t compiled = 0;     // cubins compiled since the tune began
-  std::size_t measured = 0;     // configs measured on a GPU since the tune began
+  std::size_t done = 0;        // configs of the current key evaluated
+  double best_ms = -1;         // < 0: nothing ok yet
+  std::string best;            // the best config, by its values
+  std::size_t compiling = 0;   // compiles in flight
+  std::string compiling_what;  // the config last sent to compile, by its values
+  std::size_t compiled = 0;    // cubins compiled since the tune began
+  std::size_t measured = 0;    // configs measured on a GPU since the tune began
 };
 
 class Progress {

@@ -25,8 +25,8 @@ class ReplaySpace {
  public:
   // From parts: outcomes[i] belongs to config i of `space`. Throws Error when the sizes
   // differ or a time is negative or not finite.
-  ReplaySpace(SearchSpace space, std::vector<RecordedOutcome> outcomes, std::string device,
-              std::string kernel, std::string origin);
+  ReplaySpace(SearchSpace space, std::vector<RecordedOutcome> outcomes, std::string device, std::string kernel,
+              std::string origin);
 
   // A Kernel Tuner cache file, gzipped or not (told by its first bytes, not its name).
   // Parameters are `tune_params` in `tune_params_keys` order; the configs are the entries

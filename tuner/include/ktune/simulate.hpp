@@ -18,7 +18,7 @@
 namespace ktune {
 
 struct Evaluation {
-  std::size_t index = 0;          // the config, in the space's order
+  std::size_t index = 0;  // the config, in the space's order
   Status status = Status::Ok;
   double time_ms = 0;             // 0 unless status is ok
   std::optional<double> best_ms;  // fastest time so far, this evaluation included
@@ -62,14 +62,12 @@ class JsonlTrace : public TraceSink {
 // its contract: proposes an index twice or out of range, or more than it was asked for.
 // `prior`: configs of this space other measurements found fastest, best first
 // (StrategyContext::prior, ktune/prior.hpp).
-SimulationResult simulate(const ReplaySpace& space, const std::string& strategy,
-                          std::size_t budget, uint64_t seed, TraceSink* trace = nullptr,
-                          std::size_t first = 0, std::size_t in_flight = 1,
+SimulationResult simulate(const ReplaySpace& space, const std::string& strategy, std::size_t budget, uint64_t seed,
+                          TraceSink* trace = nullptr, std::size_t first = 0, std::size_t in_flight = 1,
                           const std::vector<std::size_t>& prior = {});
 
 // The same with a strategy made by the caller (which sets its seed and DEFAULT).
-SimulationResult simulate(const ReplaySpace& space, Strategy& strategy, std::size_t budget,
-                          TraceSink* trace = nullptr, std::size_t in_flight = 1);
-
+SimulationResult simulate(const ReplaySpace& space, Strategy& strategy, std::size_t budget, TraceSink* trace = nullptr,
+                          std::size_t in_flight = 1);
 
 }  // namespace ktune

@@ -18,10 +18,10 @@ namespace ktune {
 // Rows are decoded on access; a config's index is found by binary search.
 struct Enumeration {
   std::size_t width = 0;
-  std::vector<uint64_t> rejected_by;    // points each constraint removed (first to fail)
-  bool truncated = false;               // stopped after more than the limit was found
-  bool gave_up = false;                 // stopped after visiting more than max_visits points
-  uint64_t visits = 0;                  // points visited: every value bound, at every depth
+  std::vector<uint64_t> rejected_by;  // points each constraint removed (first to fail)
+  bool truncated = false;             // stopped after more than the limit was found
+  bool gave_up = false;               // stopped after visiting more than max_visits points
+  uint64_t visits = 0;                // points visited: every value bound, at every depth
 
   // Valid configs found (counted, when they were not kept).
   std::size_t size() const { return kept_ ? keys_.size() / words_ : counted_; }
@@ -41,7 +41,7 @@ struct Enumeration {
   // For Space::enumerate and tests: an empty set for parameters of these value lists.
   explicit Enumeration(const std::vector<Parameter>& parameters = {});
   void append(std::span<const uint32_t> positions);
-  void sort();  // after appending out of order
+  void sort();                    // after appending out of order
   bool strictly_ordered() const;  // each config once, in lexicographic order
 
  private:
@@ -82,8 +82,7 @@ class Space {
 
   // Points of the product that constraint `c` alone excludes, counted over the product
   // of its own parameters; nullopt when that product exceeds `max_evaluations`.
-  std::optional<uint64_t> points_excluded_by(std::size_t c,
-                                             uint64_t max_evaluations = 10'000'000) const;
+  std::optional<uint64_t> points_excluded_by(std::size_t c, uint64_t max_evaluations = 10'000'000) const;
 
   // The first constraint `values` (declaration order) violates, or -1 when it satisfies
   // all. Values need not be in the parameters' lists.

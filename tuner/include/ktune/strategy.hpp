@@ -46,9 +46,9 @@ std::unique_ptr<Strategy> make_exhaustive(std::size_t size, std::size_t first,
 // What every strategy is made from. `space` outlives the strategy.
 struct StrategyContext {
   const SearchSpace& space;
-  std::size_t first = 0;                   // the DEFAULT config: proposed first
-  uint64_t seed = 0;                       // same seed, same observations: same proposals
-  std::optional<std::size_t> budget;       // evaluations the caller will allow, if known
+  std::size_t first = 0;              // the DEFAULT config: proposed first
+  uint64_t seed = 0;                  // same seed, same observations: same proposals
+  std::optional<std::size_t> budget;  // evaluations the caller will allow, if known
   // The search may be cut short (by evaluations or by time): exhaustive then visits in a
   // seeded random order. A `budget` implies it.
   bool may_be_cut = false;

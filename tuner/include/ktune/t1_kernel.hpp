@@ -30,21 +30,21 @@ std::size_t size_of(T1Type t);
 bool is_floating(T1Type t);
 
 struct T1Argument {
-  std::string name;          // "Name"; "argument <i>" when the spec gives none
+  std::string name;  // "Name"; "argument <i>" when the spec gives none
   T1Type type = T1Type::Float;
-  bool vector = true;        // MemoryType "Vector": a device buffer; "Scalar": by value
-  std::string size;          // Vector: "Size", an expression of ProblemSize and max()/min() of parameters
+  bool vector = true;  // MemoryType "Vector": a device buffer; "Scalar": by value
+  std::string size;    // Vector: "Size", an expression of ProblemSize and max()/min() of parameters
   enum class Fill { Constant, Random };
   Fill fill = Fill::Constant;
-  double value = 0;          // FillValue: every element of a Constant vector; a scalar's value
-  uint64_t seed = 0;         // RandomSeed; default: the argument's position + 1
-  bool output = false;       // compared with the Default config's output
-  bool constant = false;     // MemType "Constant": also copied to the __constant__ variable `name`
+  double value = 0;       // FillValue: every element of a Constant vector; a scalar's value
+  uint64_t seed = 0;      // RandomSeed; default: the argument's position + 1
+  bool output = false;    // compared with the Default config's output
+  bool constant = false;  // MemType "Constant": also copied to the __constant__ variable `name`
 };
 
 struct T1Kernel {
-  std::string kernel_name;   // KernelName: the kernel function (Kernel Tuner wraps sources in extern "C")
-  std::string kernel_file;   // KernelFile as written; "" when absent
+  std::string kernel_name;  // KernelName: the kernel function (Kernel Tuner wraps sources in extern "C")
+  std::string kernel_file;  // KernelFile as written; "" when absent
   std::vector<std::string> compiler_options;  // CompilerOptions: nvcc flags for every config
   std::vector<int64_t> problem_size;          // ProblemSize, 1 to 3 positive integers; empty when absent
   // GridDivX/Y/Z: expressions whose product divides the problem size. nullopt (absent or
@@ -55,7 +55,7 @@ struct T1Kernel {
   std::vector<T1Argument> arguments;      // in kernel parameter order
   // The top-level Search and Budget, as ktune's --strategy, --budget and --seconds.
   std::optional<std::string> strategy;
-  std::optional<std::string> budget;      // "200" or "5%"
+  std::optional<std::string> budget;  // "200" or "5%"
   std::optional<double> budget_seconds;
 };
 
@@ -75,8 +75,8 @@ inline constexpr std::array<const char*, 3> kT1GridNames = {"grid_size_x", "grid
 // is the problem size and a parameter stands for its list of values (so max(p) and min(p)
 // are numbers), as Kernel Tuner evaluates it. A fractional result is truncated. Throws
 // Error naming `where` for anything else or a result below 1.
-int64_t t1_elements(const std::string& size, const SpaceSpec& space,
-                    std::span<const int64_t> problem_size, const std::string& where);
+int64_t t1_elements(const std::string& size, const SpaceSpec& space, std::span<const int64_t> problem_size,
+                    const std::string& where);
 
 // Each config's block, grid and macros, computed as Kernel Tuner computes them:
 //   block[i] = the parameter block_size_{x,y,z} (256, 1, 1 when there is none);
@@ -100,8 +100,7 @@ class T1Geometry {
   // The -D macros of one config, in Kernel Tuner's order; grid sizes only when `with_grid`
   // (they depend on the problem size, so each problem size would need its own cubins).
   std::vector<std::pair<std::string, int64_t>> macros(std::span<const int64_t> values,
-                                                      std::span<const int64_t> problem_size,
-                                                      bool with_grid) const;
+                                                      std::span<const int64_t> problem_size, bool with_grid) const;
   // "block_size_x=16 tile_size_x=2", for messages.
   std::string describe(std::span<const int64_t> values) const;
 

@@ -29,7 +29,7 @@ struct T1PlanRequest {
   std::string tool;                                 // the `ktune` the compile edges run
   std::optional<double> atol, rtol;                 // output tolerance; default: by element type
   std::string save_arguments;                       // where the harness writes the arrays; "": nowhere
-  uint64_t max_points = 1'000'000'000;  // the enumeration gives up after visiting this many
+  uint64_t max_points = 1'000'000'000;              // the enumeration gives up after visiting this many
 };
 
 struct T1Plan {
@@ -37,16 +37,16 @@ struct T1Plan {
   T1Kernel kernel;
   Manifest manifest;
   std::filesystem::path kernel_dir, manifest_path, run_file, db_dir;
-  std::string source;                                // the kernel file, absolute
+  std::string source;  // the kernel file, absolute
   std::vector<std::vector<int64_t>> problem_sizes;
   std::vector<std::map<std::string, int64_t>> keys;  // one per problem size: X, Y, Z
   bool default_from_spec = false;                    // else: the first valid config
   // The config whose outputs every other is checked against: the Default's values (which
   // may lie outside the space), else the first valid config, and why.
   std::vector<int64_t> reference;
-  std::string reference_why;   // why not the Default; empty when it is
+  std::string reference_why;    // why not the Default; empty when it is
   std::string default_outside;  // why the Default is not a config of the space; empty when it is
-  bool grid_macros = false;                          // the kernel names grid_size_*: defined
+  bool grid_macros = false;     // the kernel names grid_size_*: defined
 };
 
 // Throws Error naming the spec (or the kernel file), the field and the fix.

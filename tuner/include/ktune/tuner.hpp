@@ -15,23 +15,23 @@
 namespace ktune {
 
 struct TuneOptions {
-  std::string manifest;                                // the kernel's manifest.json
-  std::string db_dir;                                  // DB file: <db_dir>/<GPU model>.json
-  std::vector<std::map<std::string, int64_t>> keys;    // problem sizes to tune for
-  std::string strategy = "exhaustive";                 // as choose_search() completed it
-  Budget budget;                                       // per key
+  std::string manifest;                              // the kernel's manifest.json
+  std::string db_dir;                                // DB file: <db_dir>/<GPU model>.json
+  std::vector<std::map<std::string, int64_t>> keys;  // problem sizes to tune for
+  std::string strategy = "exhaustive";               // as choose_search() completed it
+  Budget budget;                                     // per key
   uint64_t seed = 0;
   StoppingRule rule;
   int warmup = 2;
-  bool retune = false;       // measure again what the DB already has for this fingerprint
-  bool require_gpu = false;  // no GPU is an error (KTUNE_TUNE=ON) instead of a note
-  std::string summary_out;   // JSON summary, written last (the build step's output)
+  bool retune = false;                      // measure again what the DB already has for this fingerprint
+  bool require_gpu = false;                 // no GPU is an error (KTUNE_TUNE=ON) instead of a note
+  std::string summary_out;                  // JSON summary, written last (the build step's output)
   std::vector<std::string> worker_command;  // how to start a worker (this program --worker)
-  std::string worker_log;    // the workers' stdout and stderr
-  double timeout_floor_s = 15.0;  // a config's time limit: this + 10 x the DEFAULT's seconds
-  double first_timeout_s = 120.0; // the limit before the DEFAULT's time is known
-  std::vector<int> gpus;          // GPUs to measure on, numbered as the tuner sees them; empty: all
-  unsigned compile_jobs = 1;      // parallel compiles of configs not built yet
+  std::string worker_log;                   // the workers' stdout and stderr
+  double timeout_floor_s = 15.0;            // a config's time limit: this + 10 x the DEFAULT's seconds
+  double first_timeout_s = 120.0;           // the limit before the DEFAULT's time is known
+  std::vector<int> gpus;                    // GPUs to measure on, numbered as the tuner sees them; empty: all
+  unsigned compile_jobs = 1;                // parallel compiles of configs not built yet
   // Directories of DBs whose other GPUs' measurements start each key's search (besides
   // db_dir's own other files): DB_DIRS. See tune_prior.hpp.
   std::vector<std::string> prior_dirs;

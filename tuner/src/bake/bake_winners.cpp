@@ -54,8 +54,7 @@ struct ArchState {
 
 class WinnerBake {
  public:
-  WinnerBake(const Manifest& m, const std::string& manifest_path, unsigned jobs)
-      : m_(m), jobs_(jobs) {
+  WinnerBake(const Manifest& m, const std::string& manifest_path, unsigned jobs) : m_(m), jobs_(jobs) {
     const fs::path kernel_dir = fs::path(manifest_path).parent_path();
     for (const auto& a : m.compile.listed_archs()) {
       ArchState& st = archs_[a];
@@ -79,8 +78,10 @@ class WinnerBake {
       st.compile({d}, jobs_);
       if (!st.compiled.count(d.id))
         throw Error("ktune bake: " + m_.kernel + ": the DEFAULT config " + m_.default_id + " did not compile for sm_" +
-                    a + " (see " + (st.dir / d.log()).string() + "); a kernel that needs a newer architecture "
-                    "names it with ARCH in ktune_add_kernel(), or leave " + a + " out of CMAKE_CUDA_ARCHITECTURES");
+                    a + " (see " + (st.dir / d.log()).string() +
+                    "); a kernel that needs a newer architecture "
+                    "names it with ARCH in ktune_add_kernel(), or leave " +
+                    a + " out of CMAKE_CUDA_ARCHITECTURES");
     }
   }
 

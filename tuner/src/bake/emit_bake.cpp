@@ -75,7 +75,8 @@ BakedArch parsed_arch(const std::string& arch) {
 }
 
 std::string arch_literal(const BakedArch& a) {
-  return "{" + std::to_string(a.major) + ", " + std::to_string(a.minor) + ", " + (a.arch_specific ? "true" : "false") + "}";
+  return "{" + std::to_string(a.major) + ", " + std::to_string(a.minor) + ", " + (a.arch_specific ? "true" : "false") +
+         "}";
 }
 
 std::string kib(std::size_t bytes) { return std::to_string((bytes + 1023) / 1024) + " KiB"; }
@@ -107,7 +108,8 @@ std::vector<std::string> bakeable_names(const BakePlan& plan, const Manifest& m)
   require_identifier(m.entry, "the kernel entry");
   auto require_bakeable = [](const std::string& name, const std::string& what, bool key_dimension) {
     const std::string why = unbakeable_name(name, key_dimension);
-    if (!why.empty()) throw Error("ktune bake: " + what + " " + cpp_string_literal(name.substr(0, 60)) + " " + why + "; rename it");
+    if (!why.empty())
+      throw Error("ktune bake: " + what + " " + cpp_string_literal(name.substr(0, 60)) + " " + why + "; rename it");
   };
   std::vector<std::string> params;
   for (const auto& p : m.spec.parameters) {
@@ -121,13 +123,14 @@ std::vector<std::string> bakeable_names(const BakePlan& plan, const Manifest& m)
 // The configs to embed, each with the architectures it is embedded for: the DEFAULT (index
 // 0) for every listed one, each table's winners and common best for the table's.
 struct EmbeddedConfigs {
-  std::vector<std::string> order;                 // config ids, by index
-  std::map<std::string, int> index;               // id -> index
-  std::vector<std::set<std::string>> archs;       // by index
+  std::vector<std::string> order;            // config ids, by index
+  std::map<std::string, int> index;          // id -> index
+  std::vector<std::set<std::string>> archs;  // by index
 };
 
 EmbeddedConfigs embedded_configs(const BakePlan& plan, const Manifest& m, const std::vector<std::string>& arch_names) {
-  if (!m.configs.find_id(m.default_id)) throw Error("ktune bake: the manifest's DEFAULT config is not among its configs");
+  if (!m.configs.find_id(m.default_id))
+    throw Error("ktune bake: the manifest's DEFAULT config is not among its configs");
   EmbeddedConfigs e{{m.default_id}, {{m.default_id, 0}}, {std::set<std::string>(arch_names.begin(), arch_names.end())}};
   auto add = [&](const std::string& id, const std::string& arch) {
     if (!is_config_id(id) || !m.configs.find_id(id))
@@ -184,8 +187,8 @@ std::string name_list(const std::vector<std::string>& names) {
 // Each embedded config's values and images (a cubin per architecture, the DEFAULT's PTX),
 // then the configs[] and cubin_archs[] tables. Counts the bytes into `out`.
 void emit_configs(std::ostringstream& s, const Manifest& m, const EmbeddedConfigs& e,
-                  const std::vector<std::string>& arch_names, const fs::path& cubin_dir,
-                  const std::string& default_ptx, BakeSources& out) {
+                  const std::vector<std::string>& arch_names, const fs::path& cubin_dir, const std::string& default_ptx,
+                  BakeSources& out) {
   const fs::path kernel_dir = cubin_dir.parent_path();
   for (std::size_t i = 0; i < e.order.size(); ++i) {
     const ManifestConfig c = m.configs[*m.configs.find_id(e.order[i])];
@@ -212,8 +215,8 @@ void emit_configs(std::ostringstream& s, const Manifest& m, const EmbeddedConfig
   s << "\nconst ktune::BakedConfig configs[] = {\n";
   for (std::size_t i = 0; i < e.order.size(); ++i) {
     const ManifestConfig c = m.configs[*m.configs.find_id(e.order[i])];
-    s << "  {" << cpp_string_literal(c.id) << ", {values_" << i << ", " << c.values.size() << "}, cubins_" << i
-      << ", " << (i == 0 && !default_ptx.empty() ? "{ptx_0, sizeof ptx_0}" : "{}") << "},\n";
+    s << "  {" << cpp_string_literal(c.id) << ", {values_" << i << ", " << c.values.size() << "}, cubins_" << i << ", "
+      << (i == 0 && !default_ptx.empty() ? "{ptx_0, sizeof ptx_0}" : "{}") << "},\n";
   }
   s << "};\n";
   s << "const ktune::BakedArch cubin_archs[] = {";
@@ -277,10 +280,9 @@ BakeSources emit_bake(const BakePlan& plan, const Manifest& m, const fs::path& c
   s << "const int64_t declared_keys[] = {" << int_list(declared) << (declared.empty() ? "0" : "") << "};\n\n"
     << "}  // namespace\n\n";
   s << "extern const ktune::BakedKernel baked = {\n  " << cpp_string_literal(m.kernel) << ", "
-    << cpp_string_literal(m.entry) << ",\n  {parameters, " << params.size() << "}, {key_dims, "
-    << plan.key_dims.size() << "},\n  configs, {gpus, " << plan.tables.size() << "}, 0,\n  cubin_archs, "
-    << arch_literal(ptx_arch) << ",\n  " << cpp_string_literal(plan.note) << ",\n  {declared_keys, "
-    << declared.size() << "}};\n\n"
+    << cpp_string_literal(m.entry) << ",\n  {parameters, " << params.size() << "}, {key_dims, " << plan.key_dims.size()
+    << "},\n  configs, {gpus, " << plan.tables.size() << "}, 0,\n  cubin_archs, " << arch_literal(ptx_arch) << ",\n  "
+    << cpp_string_literal(plan.note) << ",\n  {declared_keys, " << declared.size() << "}};\n\n"
     << "ktune::Dispatcher& dispatcher() {\n  static ktune::Dispatcher d(baked);\n  return d;\n}\n\n}  // namespace "
     << ns << "\n";
   out.source = s.str();

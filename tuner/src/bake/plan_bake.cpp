@@ -20,8 +20,7 @@ namespace fs = std::filesystem;
 using json = nlohmann::json;
 
 // "K=1024,M=1024,N=1024" in `dims` order, or nothing when it names other dimensions.
-std::optional<std::vector<int64_t>> parse_key(const std::string& text,
-                                              const std::vector<std::string>& dims) {
+std::optional<std::vector<int64_t>> parse_key(const std::string& text, const std::vector<std::string>& dims) {
   if (text.empty()) return dims.empty() ? std::optional<std::vector<int64_t>>(std::vector<int64_t>{}) : std::nullopt;
   std::map<std::string, int64_t> values;
   std::size_t start = 0;
@@ -98,14 +97,15 @@ BakeTable make_table(const Candidate& c, const BakePlan& plan, const Manifest& m
       times[id] = m.median_ms;
     }
     if (times.empty()) continue;
-    auto best = std::min_element(times.begin(), times.end(),
-                                 [](const auto& a, const auto& b) { return a.second < b.second; });
+    auto best =
+        std::min_element(times.begin(), times.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
     t.entries.push_back({*key, best->first, best->second});
     for (const auto& [id, ms] : times) ratios[id].push_back(ms / best->second);
   }
   if (bad_keys)
-    warnings.push_back(c.file + ": " + std::to_string(bad_keys) + " key(s) whose dimensions are not the kernel's KEYS (" +
-                       std::to_string(plan.key_dims.size()) + " dimensions) were skipped");
+    warnings.push_back(c.file + ": " + std::to_string(bad_keys) +
+                       " key(s) whose dimensions are not the kernel's KEYS (" + std::to_string(plan.key_dims.size()) +
+                       " dimensions) were skipped");
   if (outside)
     warnings.push_back(c.file + ": left out " + std::to_string(outside) + " entr" + (outside == 1 ? "y" : "ies") +
                        " whose values are not a config of the kernel's space (first: " + first_outside +
@@ -132,8 +132,12 @@ json BakePlan::to_json() const {
   json tables_json = json::array();
   for (const auto& t : tables) {
     json entries = json::array();
-    for (const auto& e : t.entries) entries.push_back({{"key", e.key}, {"config", e.config_id}, {"best_ms", e.best_ms}});
-    tables_json.push_back({{"gpu", t.gpu.to_json()}, {"arch", t.arch}, {"source", t.source}, {"common_best", t.common_best},
+    for (const auto& e : t.entries)
+      entries.push_back({{"key", e.key}, {"config", e.config_id}, {"best_ms", e.best_ms}});
+    tables_json.push_back({{"gpu", t.gpu.to_json()},
+                           {"arch", t.arch},
+                           {"source", t.source},
+                           {"common_best", t.common_best},
                            {"entries", entries}});
   }
   return {{"kernel", kernel}, {"key_dims", key_dims}, {"tables", tables_json}, {"warnings", warnings}, {"note", note}};
@@ -145,7 +149,7 @@ BakePlan plan_bake(const Manifest& m, const std::string& kernel_hash, const std:
 }
 
 BakePlan plan_bake_if(const Manifest& m, const std::string& kernel_hash, const std::vector<fs::path>& db_dirs,
-                   const std::function<bool(const std::string&)>& compiled) {
+                      const std::function<bool(const std::string&)>& compiled) {
   std::map<std::string, BakeArch> archs;
   for (const auto& a : m.compile.listed_archs()) archs[a] = {kernel_hash, compiled};
   return plan_bake_archs(m, archs, db_dirs);
@@ -210,14 +214,16 @@ BakePlan plan_bake_archs(const Manifest& m, const std::map<std::string, BakeArch
           const GpuIdentity& g = c.fp.gpu;
           const std::string where = g.name + " (" + file.string() + ")";
           unserved.emplace(slug, g.cc_major <= 0
-              ? where + " records compute capability " + std::to_string(g.cc_major) + "." + std::to_string(g.cc_minor) +
-                    " (an import that did not know the GPU): no GPU could ever choose its table, so it is left out; "
-                    "import it again naming the GPU's compute capability (ktune import --cc)"
-              : where + " is sm_" + std::to_string(g.cc_major) + std::to_string(g.cc_minor) +
-                    ", which none of the architectures this build lists (" + names +
-                    ") runs cubins for: no GPU could choose its table, so it is left out; add " +
-                    std::to_string(g.cc_major) + std::to_string(g.cc_minor) +
-                    " to CMAKE_CUDA_ARCHITECTURES (or KTUNE_CUDA_ARCH) to bake it");
+                                     ? where + " records compute capability " + std::to_string(g.cc_major) + "." +
+                                           std::to_string(g.cc_minor) +
+                                           " (an import that did not know the GPU): no GPU could ever choose its "
+                                           "table, so it is left out; "
+                                           "import it again naming the GPU's compute capability (ktune import --cc)"
+                                     : where + " is sm_" + std::to_string(g.cc_major) + std::to_string(g.cc_minor) +
+                                           ", which none of the architectures this build lists (" + names +
+                                           ") runs cubins for: no GPU could choose its table, so it is left out; add " +
+                                           std::to_string(g.cc_major) + std::to_string(g.cc_minor) +
+                                           " to CMAKE_CUDA_ARCHITECTURES (or KTUNE_CUDA_ARCH) to bake it");
           continue;
         }
         if (c.fp.kernel_hash != archs.at(*arch).kernel_hash) {
@@ -227,8 +233,7 @@ BakePlan plan_bake_archs(const Manifest& m, const std::map<std::string, BakeArch
         c.arch = *arch;
         if (taken.count(slug)) continue;
         for (const auto& [key, configs] : c.keys->items())
-          for (const auto& [id, rec] : configs.items())
-            c.ok += rec.at("measurement").value("status", "") == "ok";
+          for (const auto& [id, rec] : configs.items()) c.ok += rec.at("measurement").value("status", "") == "ok";
         auto it = best.find(slug);
         if (it == best.end() || c.ok > it->second.ok) best[slug] = c;
       }
@@ -243,7 +248,8 @@ BakePlan plan_bake_archs(const Manifest& m, const std::map<std::string, BakeArch
   for (const auto& [slug, why] : unserved)
     if (!taken.count(slug)) plan.warnings.push_back(why);
   if (stale)
-    plan.warnings.push_back(std::to_string(stale) + " fingerprint(s) of an earlier version of the kernel "
+    plan.warnings.push_back(std::to_string(stale) +
+                            " fingerprint(s) of an earlier version of the kernel "
                             "(source, headers, flags or space changed) were not used");
   if (plan.tables.empty()) {
     plan.note = "no tuning results for this kernel version: baked the DEFAULT config only";

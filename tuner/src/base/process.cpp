@@ -41,11 +41,12 @@ ProcessResult run_process(const std::vector<std::string>& args, const ProcessOpt
 
   // Actions run in this order in the child: directory, then files, then redirections.
   FileActions actions;
-  if (!o.working_directory.empty())
-    posix_spawn_file_actions_addchdir_np(&actions.a, o.working_directory.c_str());
-  if (!o.stdin_file.empty()) posix_spawn_file_actions_addopen(&actions.a, STDIN_FILENO, o.stdin_file.c_str(), O_RDONLY, 0);
+  if (!o.working_directory.empty()) posix_spawn_file_actions_addchdir_np(&actions.a, o.working_directory.c_str());
+  if (!o.stdin_file.empty())
+    posix_spawn_file_actions_addopen(&actions.a, STDIN_FILENO, o.stdin_file.c_str(), O_RDONLY, 0);
   const int append = O_WRONLY | O_CREAT | O_APPEND;
-  if (o.capture_stdout) posix_spawn_file_actions_adddup2(&actions.a, pipe_fds[1], STDOUT_FILENO);
+  if (o.capture_stdout)
+    posix_spawn_file_actions_adddup2(&actions.a, pipe_fds[1], STDOUT_FILENO);
   else if (!o.stdout_file.empty())
     posix_spawn_file_actions_addopen(&actions.a, STDOUT_FILENO, o.stdout_file.c_str(), append, 0644);
   if (!o.stderr_file.empty())
@@ -62,8 +63,10 @@ ProcessResult run_process(const std::vector<std::string>& args, const ProcessOpt
       char buffer[4096];
       for (;;) {
         const ssize_t n = ::read(pipe_fds[0], buffer, sizeof buffer);
-        if (n > 0) r.output.append(buffer, static_cast<std::size_t>(n));
-        else if (n == 0 || errno != EINTR) break;
+        if (n > 0)
+          r.output.append(buffer, static_cast<std::size_t>(n));
+        else if (n == 0 || errno != EINTR)
+          break;
       }
     }
     ::close(pipe_fds[0]);
@@ -75,8 +78,10 @@ ProcessResult run_process(const std::vector<std::string>& args, const ProcessOpt
   while (::wait4(pid, &status, 0, &usage) < 0)
     if (errno != EINTR) throw Error("waiting for " + args.front() + " failed: " + std::strerror(errno));
   r.cpu_s = seconds(usage.ru_utime) + seconds(usage.ru_stime);
-  if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
-  else r.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status))
+    r.signal = WTERMSIG(status);
+  else
+    r.exit_code = WEXITSTATUS(status);
   return r;
 }
 

@@ -84,8 +84,9 @@ std::string terminal_text(std::string_view s, std::size_t max) {
 std::string errno_text(int err) { return std::strerror(err); }
 
 std::string shell_quote(const std::string& arg) {
-  const bool safe = !arg.empty() && arg.find_first_not_of(
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-./=:,+@%") == std::string::npos;
+  const bool safe = !arg.empty() &&
+                    arg.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-./=:,+@%") ==
+                        std::string::npos;
   if (safe) return arg;
   std::string out = "'";
   for (char ch : arg) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);

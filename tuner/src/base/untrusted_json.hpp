@@ -26,8 +26,10 @@ inline bool nests_deeper_than(std::string_view text, std::size_t limit) {
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
     } else if (c == '"') {
       in_string = true;
     } else if (c == '[' || c == '{') {
@@ -55,9 +57,8 @@ inline std::string parse_error_detail(const nlohmann::json::parse_error& e, std:
   const std::size_t start = what.find(" - ");
   if (start != std::string::npos) {
     const std::size_t end = what.find("; last read", start);
-    detail += ": " + printable(std::string_view(what).substr(start + 3, end == std::string::npos
-                                                                             ? std::string::npos
-                                                                             : end - start - 3));
+    detail += ": " + printable(std::string_view(what).substr(
+                         start + 3, end == std::string::npos ? std::string::npos : end - start - 3));
   }
   if (e.byte >= size) detail += " (the text ends early: a write cut short?)";
   return detail;
@@ -66,8 +67,7 @@ inline std::string parse_error_detail(const nlohmann::json::parse_error& e, std:
 // Parses `text` into `out`. Returns "" on success, else why it was refused.
 template <class Json>
 std::string parse(const std::string& text, Json& out) {
-  if (text.find_first_not_of(" \t\r\n") == std::string::npos)
-    return "the file is empty (a write cut short?)";
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos) return "the file is empty (a write cut short?)";
   if (nests_deeper_than(text, kMaxDepth))
     return "arrays or objects nested more than " + std::to_string(kMaxDepth) + " levels deep";
   try {
@@ -92,8 +92,7 @@ inline const nlohmann::json& field(const nlohmann::json& obj, const char* key, c
 
 inline std::string text_field(const nlohmann::json& obj, const char* key, const char* where) {
   const nlohmann::json& v = field(obj, key, where);
-  if (!v.is_string())
-    throw Error(std::string(where) + ": \"" + key + "\" must be a string, got " + json_excerpt(v));
+  if (!v.is_string()) throw Error(std::string(where) + ": \"" + key + "\" must be a string, got " + json_excerpt(v));
   return v.get<std::string>();
 }
 

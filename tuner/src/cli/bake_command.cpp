@@ -73,7 +73,9 @@ void add_bake_command(CLI::App& app) {
   sub->add_option("--db-dir", o->db_dirs, "a directory of tuning DBs; earlier ones win for a GPU model");
   sub->add_option("--ptx", o->ptx, "the DEFAULT config's PTX, for GPUs nothing was compiled for")
       ->check(CLI::ExistingFile);
-  sub->add_option("--jobs", o->jobs, "parallel compiles of the DBs' winners, for kernels compiled on demand")->capture_default_str()->check(CLI::Range(1u, 4096u));
+  sub->add_option("--jobs", o->jobs, "parallel compiles of the DBs' winners, for kernels compiled on demand")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 4096u));
   auto* quiet = sub->add_flag("--quiet", o->quiet, "print nothing");
   sub->add_flag("--json", o->json, "print bake.json's content and the files written, as JSON")->excludes(quiet);
   sub->callback([o] { run(*o); });

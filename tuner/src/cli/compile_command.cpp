@@ -7,8 +7,8 @@ namespace ktune::cli {
 
 void add_compile_command(CLI::App& app) {
   auto job = std::make_shared<CompileJob>();
-  CLI::App* sub = app.add_subcommand(
-      "compile", "Run one config's compiler command, keep its log and write its compile record");
+  CLI::App* sub =
+      app.add_subcommand("compile", "Run one config's compiler command, keep its log and write its compile record");
   sub->add_option("--record", job->record, "compile record to write (JSON)")->required();
   sub->add_option("--log", job->log, "file for the compiler's output")->required();
   sub->add_option("--cubin", job->cubin, "the cubin the command writes")->required();

@@ -36,7 +36,8 @@ void run(const CubinsOptions& o) {
   std::vector<fs::path> records;
   std::error_code ec;
   for (fs::directory_iterator it(dir / "records", ec), end; !ec && it != end; it.increment(ec))
-    if (it->path().extension() == ".json" && m.configs.find_id(it->path().stem().string())) records.push_back(it->path());
+    if (it->path().extension() == ".json" && m.configs.find_id(it->path().stem().string()))
+      records.push_back(it->path());
   std::sort(records.begin(), records.end());
   for (const auto& record_path : records) {
     const std::string id = record_path.stem().string();
@@ -48,16 +49,18 @@ void run(const CubinsOptions& o) {
     } else {
       ++failed;
       const auto index = m.configs.find_id(id);
-      failures.push_back({{"id", id}, {"config", index ? m.describe(m.configs[*index].values) : r.config},
-                          {"log", r.log}, {"exit_code", r.exit_code}, {"error", first_error_line(r.log)}});
+      failures.push_back({{"id", id},
+                          {"config", index ? m.describe(m.configs[*index].values) : r.config},
+                          {"log", r.log},
+                          {"exit_code", r.exit_code},
+                          {"error", first_error_line(r.log)}});
     }
   }
   const std::size_t missing = m.configs.size() - ok - failed;
-  nlohmann::json summary = {{"kernel", m.kernel},     {"configs", m.configs.size()},
-                            {"compiled", ok},         {"compile_failed", failed},
-                            {"not_built", missing},   {"compiler_cpu_s", cpu},
-                            {"compiler_wall_s", wall}, {"failures", failures},
-                            {"kernel_hash", kernel_hash(o.manifest)}};
+  nlohmann::json summary = {
+      {"kernel", m.kernel},       {"configs", m.configs.size()}, {"compiled", ok},
+      {"compile_failed", failed}, {"not_built", missing},        {"compiler_cpu_s", cpu},
+      {"compiler_wall_s", wall},  {"failures", failures},        {"kernel_hash", kernel_hash(o.manifest)}};
   // Per listed architecture, the hash a DB of a GPU of that architecture carries (what
   // `ktune import --kernel-hash` takes for results measured elsewhere).
   nlohmann::json hashes = nlohmann::json::object();
@@ -79,15 +82,14 @@ void run(const CubinsOptions& o) {
     std::cout << summary.dump(2) << "\n";
     return;
   }
-  std::cout << std::fixed << std::setprecision(1) << m.kernel << ": " << m.configs.size()
-            << " configs, " << ok << " compiled, " << failed << " failed to compile";
+  std::cout << std::fixed << std::setprecision(1) << m.kernel << ": " << m.configs.size() << " configs, " << ok
+            << " compiled, " << failed << " failed to compile";
   if (missing) std::cout << ", " << missing << " not built yet";
   std::cout << "; nvcc " << cpu << " s CPU, " << wall << " s summed wall\n";
   for (std::size_t i = 0; i < failures.size() && i < 5; ++i)
     std::cout << "  compile-failed " << terminal_text(failures[i]["config"].get<std::string>()) << " ("
-              << failures[i]["id"].get<std::string>() << "): "
-              << terminal_text(failures[i]["error"].get<std::string>()) << "\n    log: "
-              << terminal_text(failures[i]["log"].get<std::string>()) << "\n";
+              << failures[i]["id"].get<std::string>() << "): " << terminal_text(failures[i]["error"].get<std::string>())
+              << "\n    log: " << terminal_text(failures[i]["log"].get<std::string>()) << "\n";
   if (failures.size() > 5) std::cout << "  ... and " << failures.size() - 5 << " more\n";
 }
 
@@ -95,14 +97,13 @@ void run(const CubinsOptions& o) {
 
 void add_cubins_command(CLI::App& app) {
   auto o = std::make_shared<CubinsOptions>();
-  CLI::App* sub = app.add_subcommand(
-      "cubins", "Summarise a kernel's compiled configs: compiled, failed (with logs), nvcc time");
-  sub->add_option("manifest", o->manifest, "the kernel's manifest.json")
-      ->required()
-      ->check(CLI::ExistingFile);
+  CLI::App* sub =
+      app.add_subcommand("cubins", "Summarise a kernel's compiled configs: compiled, failed (with logs), nvcc time");
+  sub->add_option("manifest", o->manifest, "the kernel's manifest.json")->required()->check(CLI::ExistingFile);
   sub->add_flag("--json", o->json, "print the summary as JSON");
   sub->add_option("--out", o->out, "also write the JSON summary to this file");
-  sub->add_option("--depfile", o->depfile, "also write a Makefile depfile for --out: the files the configs were compiled from");
+  sub->add_option("--depfile", o->depfile,
+                  "also write a Makefile depfile for --out: the files the configs were compiled from");
   sub->callback([o] { run(*o); });
 }
 

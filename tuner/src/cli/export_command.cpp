@@ -31,10 +31,10 @@ struct ExportOptions {
 
 void run_export(const ExportOptions& o) {
   if (o.db.empty() == o.cache.empty())
-    throw Error("export: give exactly one input: --db FILE (ktune DB) or --cache FILE "
-                "(Kernel Tuner cache)");
-  if (!o.key.empty() && o.db.empty())
-    throw Error("export: --key selects a key of a ktune DB; it needs --db FILE");
+    throw Error(
+        "export: give exactly one input: --db FILE (ktune DB) or --cache FILE "
+        "(Kernel Tuner cache)");
+  if (!o.key.empty() && o.db.empty()) throw Error("export: --key selects a key of a ktune DB; it needs --db FILE");
   if (o.format != "kt-cache" && o.format != "t4")
     throw Error("export: --format must be kt-cache or t4, not \"" + o.format + "\"");
   InteropData data;
@@ -46,22 +46,18 @@ void run_export(const ExportOptions& o) {
     skipped = std::move(loaded.warning);
     data = interop_from_db(loaded.document, o.key.empty() ? "" : canonical_key(o.key), o.db);
   }
-  const nlohmann::ordered_json doc = o.format == "t4" ? to_t4_results(data, o.timestamp)
-                                                      : to_kernel_tuner_cache(data, o.timestamp);
+  const nlohmann::ordered_json doc =
+      o.format == "t4" ? to_t4_results(data, o.timestamp) : to_kernel_tuner_cache(data, o.timestamp);
   // Names read from the input need not be UTF-8; dump() would throw on them.
   write_file_atomic(o.out, doc.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   if (!skipped.empty()) std::cerr << "ktune export: warning: " << terminal_text(skipped, 400) << "\n";
   std::size_t timed = 0;
   for (const InteropEntry& e : data.entries) timed += e.measurement.status == Status::Ok;
   if (o.json) {
-    nlohmann::ordered_json summary = {{"file", o.out},
-                                      {"format", o.format},
-                                      {"kernel", data.kernel},
-                                      {"device", data.device},
-                                      {"key", data.key},
-                                      {"configs", data.entries.size()},
-                                      {"timed_configs", timed},
-                                      {"failed", data.entries.size() - timed}};
+    nlohmann::ordered_json summary = {{"file", o.out},          {"format", o.format},
+                                      {"kernel", data.kernel},  {"device", data.device},
+                                      {"key", data.key},        {"configs", data.entries.size()},
+                                      {"timed_configs", timed}, {"failed", data.entries.size() - timed}};
     std::cout << summary.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return;
   }
@@ -69,25 +65,24 @@ void run_export(const ExportOptions& o) {
             << (data.kernel.empty() ? "" : " of " + terminal_text(data.kernel, 80))
             << (data.device.empty() ? "" : " on " + terminal_text(data.device, 80))
             << (data.key.empty() ? "" : ", key " + terminal_text(data.key)) << " as "
-            << (o.format == "t4" ? "T4 results" : "a Kernel Tuner cache") << " to " << o.out
-            << "\n";
+            << (o.format == "t4" ? "T4 results" : "a Kernel Tuner cache") << " to " << o.out << "\n";
 }
 
 }  // namespace
 
 void add_export_command(CLI::App& app) {
   auto o = std::make_shared<ExportOptions>();
-  CLI::App* sub = app.add_subcommand(
-      "export", "Write measurements as a Kernel Tuner cache file or as T4 results");
+  CLI::App* sub = app.add_subcommand("export", "Write measurements as a Kernel Tuner cache file or as T4 results");
   sub->add_option("--db", o->db, "a ktune DB file (<kernel DB dir>/<GPU>.json)");
-  sub->add_option("--key", o->key, "with --db: the key, e.g. \"M=64 N=64\" (names in any order, spaces or commas; default: its only key)");
+  sub->add_option(
+      "--key", o->key,
+      "with --db: the key, e.g. \"M=64 N=64\" (names in any order, spaces or commas; default: its only key)");
   sub->add_option("--cache", o->cache, "or a Kernel Tuner cache file (.json or .json.gz)");
   sub->add_option("--format", o->format, "kt-cache (Kernel Tuner cache 1.1.0) or t4 (T4 results 1.0.0)")
       ->required()
       ->check(CLI::IsMember({"kt-cache", "t4"}));
   sub->add_option("--out", o->out, "the file to write (JSON)")->required();
-  sub->add_option("--timestamp", o->timestamp,
-                  "the timestamp written on every entry (default: now, UTC)");
+  sub->add_option("--timestamp", o->timestamp, "the timestamp written on every entry (default: now, UTC)");
   sub->add_flag("--json", o->json, "print the summary as JSON");
   sub->callback([o] { run_export(*o); });
 }

@@ -26,8 +26,8 @@ void print_text(const nlohmann::json& doc) {
   }
   const GpuIdentity g = GpuIdentity::from_json(doc["gpu"]);
   std::cout << terminal_text(g.name, 80) << ": sm_" << g.cc_major << g.cc_minor << ", " << g.sm_count << " SMs, "
-            << g.l2_bytes / (1024 * 1024) << " MiB L2, driver " << g.driver_version << " ("
-            << doc["count"].get<int>() << " GPU(s) visible; this is GPU 0)\n";
+            << g.l2_bytes / (1024 * 1024) << " MiB L2, driver " << g.driver_version << " (" << doc["count"].get<int>()
+            << " GPU(s) visible; this is GPU 0)\n";
 }
 
 void run(const GpuOptions& o) {
@@ -46,8 +46,10 @@ void run(const GpuOptions& o) {
   // GPU names come from the driver; dump() would throw on bytes that are not UTF-8.
   const std::string text = doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   if (!o.out.empty()) write_file_if_changed(o.out, text);
-  if (o.json) std::cout << text;
-  else if (o.out.empty()) print_text(doc);
+  if (o.json)
+    std::cout << text;
+  else if (o.out.empty())
+    print_text(doc);
 }
 
 }  // namespace

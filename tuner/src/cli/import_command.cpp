@@ -29,8 +29,8 @@ struct ImportOptions {
   std::string t4;
   std::string t4_metadata;
   std::string into;
-  T4Import who;            // who.gpu: the name and SM count the options give
-  std::string cc;          // "8.0", checked by compute_capability()
+  T4Import who;    // who.gpu: the name and SM count the options give
+  std::string cc;  // "8.0", checked by compute_capability()
   double memory_gib = 0;
   bool json = false;
 };
@@ -52,17 +52,17 @@ ImportedGpu identify_imported_gpu(const ImportOptions& o, const nlohmann::ordere
   given.memory_bytes = static_cast<uint64_t>(std::llround(o.memory_gib * 1073741824.0));
   ImportedGpu gpu = imported_gpu_from_options(given);
   fill_from_t4_metadata(gpu, results, o.t4);
-  if (!o.t4_metadata.empty())
-    fill_from_t4_metadata(gpu, read_t4_file(o.t4_metadata, "T4 metadata"), o.t4_metadata);
+  if (!o.t4_metadata.empty()) fill_from_t4_metadata(gpu, read_t4_file(o.t4_metadata, "T4 metadata"), o.t4_metadata);
   fill_from_known_gpus(gpu);
   if (gpu.name == GpuFactSource::Unknown)
-    refuse_import_command_line(o.t4 + ": no metadata names the GPU the results were measured on; "
-                        "give it: --gpu \"NVIDIA H200\"");
+    refuse_import_command_line(o.t4 +
+                               ": no metadata names the GPU the results were measured on; "
+                               "give it: --gpu \"NVIDIA H200\"");
   if (gpu.compute_capability == GpuFactSource::Unknown)
     refuse_import_command_line(o.t4 + ": the compute capability of \"" + terminal_text(gpu.gpu.name, 80) +
-                        "\" is not known (no metadata gives it, and ktune's table of known GPUs "
-                        "does not have that name); give it as nvidia-smi --query-gpu=compute_cap "
-                        "prints it: --cc 8.0");
+                               "\" is not known (no metadata gives it, and ktune's table of known GPUs "
+                               "does not have that name); give it as nvidia-smi --query-gpu=compute_cap "
+                               "prints it: --cc 8.0");
   return gpu;
 }
 
@@ -124,8 +124,8 @@ void run_import(const ImportOptions& o) {
   if (fs::exists(path)) {
     const std::string kernel = Db::load_document(path).document.value("kernel", std::string());
     if (kernel != who.kernel)
-      throw Error(terminal_text(path.string()) + " is the DB of kernel \"" + terminal_text(kernel, 60) +
-                  "\", not \"" + terminal_text(who.kernel, 60) + "\"; import into that kernel's DB directory");
+      throw Error(terminal_text(path.string()) + " is the DB of kernel \"" + terminal_text(kernel, 60) + "\", not \"" +
+                  terminal_text(who.kernel, 60) + "\"; import into that kernel's DB directory");
   }
   std::error_code ec;
   fs::create_directories(o.into, ec);
@@ -150,44 +150,47 @@ void run_import(const ImportOptions& o) {
     std::cout << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return;
   }
-  std::cout << "imported " << records.size() << " configs (" << timed << " timed, "
-            << records.size() - timed << " failed) of " << terminal_text(who.kernel, 80) << " on "
-            << describe_imported_gpu(gpu) << (key.empty() ? "" : ", key " + terminal_text(key)) << " into "
-            << terminal_text(path.string()) << "\n";
+  std::cout << "imported " << records.size() << " configs (" << timed << " timed, " << records.size() - timed
+            << " failed) of " << terminal_text(who.kernel, 80) << " on " << describe_imported_gpu(gpu)
+            << (key.empty() ? "" : ", key " + terminal_text(key)) << " into " << terminal_text(path.string()) << "\n";
 }
 
 }  // namespace
 
 void add_import_command(CLI::App& app) {
   auto o = std::make_shared<ImportOptions>();
-  CLI::App* sub = app.add_subcommand(
-      "import", "Record T4 results (another tuner's measurements) in a kernel's DB directory");
+  CLI::App* sub =
+      app.add_subcommand("import", "Record T4 results (another tuner's measurements) in a kernel's DB directory");
   sub->add_option("--t4", o->t4, "T4 results file (.json or .json.gz)")->required();
   sub->add_option("--into", o->into, "the kernel's DB directory (made if missing)")->required();
   sub->add_option("--kernel", o->who.kernel, "the kernel's name (the DB's \"kernel\")")->required();
-  sub->add_option("--gpu", o->who.gpu.name, "the GPU the results were measured on, e.g. \"NVIDIA H200\" "
-                                            "(default: the name the metadata gives)")
+  sub->add_option("--gpu", o->who.gpu.name,
+                  "the GPU the results were measured on, e.g. \"NVIDIA H200\" "
+                  "(default: the name the metadata gives)")
       ->check(CLI::Validator(
           [](std::string& v) {
             return v.empty() || v.size() > 255 ? "a GPU's name has 1 to 255 bytes" : std::string();
           },
           "NAME"));
-  sub->add_option("--cc", o->cc, "its compute capability, e.g. 8.0 (default: the metadata's, else "
-                                 "ktune's table of known GPUs gives it by name)")
+  sub->add_option("--cc", o->cc,
+                  "its compute capability, e.g. 8.0 (default: the metadata's, else "
+                  "ktune's table of known GPUs gives it by name)")
       ->check(compute_capability());
-  sub->add_option("--sm-count", o->who.gpu.sm_count, "its SM count (default: the metadata's, else the "
-                                                     "table's, else 0: not known)")
+  sub->add_option("--sm-count", o->who.gpu.sm_count,
+                  "its SM count (default: the metadata's, else the "
+                  "table's, else 0: not known)")
       ->check(whole_number_up_to(100000));
-  sub->add_option("--memory-gib", o->memory_gib, "its memory in GiB, e.g. 80 (default: the metadata's, "
-                                                 "else 0: not known)")
+  sub->add_option("--memory-gib", o->memory_gib,
+                  "its memory in GiB, e.g. 80 (default: the metadata's, "
+                  "else 0: not known)")
       ->check(memory_gib());
   sub->add_option("--t4-metadata", o->t4_metadata,
                   "the T4 metadata file written with the results (.json or .json.gz), for the GPU's "
                   "identity");
-  sub->add_option("--key", o->who.key, "the key they were measured on, e.g. \"M=64,N=64\" "
-                                       "(default: none)");
-  sub->add_option("--kernel-hash", o->who.kernel_hash,
-                  "the fingerprint's kernel version (default: t4-import)");
+  sub->add_option("--key", o->who.key,
+                  "the key they were measured on, e.g. \"M=64,N=64\" "
+                  "(default: none)");
+  sub->add_option("--kernel-hash", o->who.kernel_hash, "the fingerprint's kernel version (default: t4-import)");
   sub->add_option("--nvcc", o->who.nvcc_version, "the fingerprint's nvcc version (default: unknown)");
   sub->add_flag("--json", o->json, "print the summary as JSON");
   std::string known;  // wrapped as the lines above
@@ -202,7 +205,9 @@ void add_import_command(CLI::App& app) {
       "[9, 0], device_properties.multiProcessorCount or MULTIPROCESSOR_COUNT and totalGlobalMem) at the top\n"
       "level or under environment, metadata or metadata.environment; nvidia-smi's product_name and\n"
       "fb_memory_usage.total under metadata.environment.device_query.nvidia-smi.nvidia_smi_log.gpu. Else\n"
-      "the compute capability and SM count of a name that contains one of ktune's known GPUs:\n" + known + ".\n"
+      "the compute capability and SM count of a name that contains one of ktune's known GPUs:\n" +
+      known +
+      ".\n"
       "Without a name or a compute capability the import is refused (exit code 2).");
   sub->callback([o] { run_import(*o); });
 }

@@ -28,8 +28,7 @@ void run(const MergeOptions& o) {
   for (const std::string& w : report.warnings) std::cerr << "ktune merge: warning: " << terminal_text(w, 400) << "\n";
   if (o.json) {
     // Names read from the inputs need not be UTF-8; dump() would throw on them.
-    std::cout << report.to_json().dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
-              << "\n";
+    std::cout << report.to_json().dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return;
   }
   std::cout << report.text();
@@ -39,11 +38,10 @@ void run(const MergeOptions& o) {
 
 void add_merge_command(CLI::App& app) {
   auto o = std::make_shared<MergeOptions>();
-  CLI::App* sub = app.add_subcommand(
-      "merge", "Merge one kernel's tuning DBs from other machines or GPUs into its DB directory");
+  CLI::App* sub =
+      app.add_subcommand("merge", "Merge one kernel's tuning DBs from other machines or GPUs into its DB directory");
   sub->add_option("--into", o->into, "the kernel's DB directory (made if missing)")->required();
-  sub->add_option("inputs", o->inputs, "DB files, or directories of them (their *.json)")
-      ->required();
+  sub->add_option("inputs", o->inputs, "DB files, or directories of them (their *.json)")->required();
   sub->add_flag("--json", o->json, "print the summary as JSON");
   // Its errors name the subcommand, as a merge is often scripted across many DBs.
   sub->callback([o] {

@@ -65,13 +65,15 @@ inline CLI::Validator budget_value() {
 
 // A strategy's name, or "default".
 inline CLI::Validator strategy_name() {
-  return checked_by([](const std::string& v) {
-    const auto known = strategy_names();
-    std::string names;
-    for (const auto& n : known) names += (names.empty() ? "" : ", ") + n;
-    if (v != "default" && std::find(known.begin(), known.end(), v) == known.end())
-      throw Error(typed(v) + " is not one of " + names + ", default");
-  }, "NAME");
+  return checked_by(
+      [](const std::string& v) {
+        const auto known = strategy_names();
+        std::string names;
+        for (const auto& n : known) names += (names.empty() ? "" : ", ") + n;
+        if (v != "default" && std::find(known.begin(), known.end(), v) == known.end())
+          throw Error(typed(v) + " is not one of " + names + ", default");
+      },
+      "NAME");
 }
 
 // A finite number >= 0 (a tolerance): "nan" would pass every comparison, "-1" none.
@@ -120,8 +122,7 @@ inline CLI::Validator gpu_list() {
           const std::string item = v.substr(start, comma - start);
           if (item.empty() || item.size() > 4 || item.find_first_not_of("0123456789") != std::string::npos)
             return typed(v) + " is not a list of GPU numbers; write e.g. 0,1";
-          if (!seen.insert(std::to_string(std::stoi(item))).second)
-            return typed(v) + " names GPU " + item + " twice";
+          if (!seen.insert(std::to_string(std::stoi(item))).second) return typed(v) + " names GPU " + item + " twice";
           start = comma + 1;
         }
         return std::string();

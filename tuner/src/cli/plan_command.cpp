@@ -23,21 +23,18 @@ struct PlanOptions {
 void run(PlanOptions& o) {
   const auto& name = o.request.kernel;
   if (!is_c_identifier(name))
-    throw Error("kernel name '" + name + "' is not a C identifier; it names targets, files and "
+    throw Error("kernel name '" + name +
+                "' is not a C identifier; it names targets, files and "
                 "a C++ namespace, so use letters, digits and '_'");
-  if (o.request.max_configs == 0)
-    throw Error("MAX_CONFIGS: must be a positive integer");
-  if (o.request.max_points == 0)
-    throw Error("KTUNE_MAX_POINTS: must be a positive integer");
+  if (o.request.max_configs == 0) throw Error("MAX_CONFIGS: must be a positive integer");
+  if (o.request.max_points == 0) throw Error("KTUNE_MAX_POINTS: must be a positive integer");
 
   Plan plan = make_plan(o.request);
   std::filesystem::path dir = o.out_dir;
   // nvcc writes its depfile but does not make the directory for it.
-  for (const char* sub : {"cubins", "logs", "records", "deps"})
-    std::filesystem::create_directories(dir / sub);
+  for (const char* sub : {"cubins", "logs", "records", "deps"}) std::filesystem::create_directories(dir / sub);
   write_file_if_changed(dir / "manifest.json", plan.manifest.to_json().dump(1) + "\n");
-  const std::string tool =
-      o.tool.empty() ? std::filesystem::read_symlink("/proc/self/exe").string() : o.tool;
+  const std::string tool = o.tool.empty() ? std::filesystem::read_symlink("/proc/self/exe").string() : o.tool;
   dir = std::filesystem::absolute(dir);
   write_file_if_changed(dir / "configs.cmake", cmake_edges(plan.manifest, dir, tool));
   std::filesystem::remove(dir / "on_demand.ninja");  // what older versions wrote
@@ -64,9 +61,9 @@ void run(PlanOptions& o) {
 
 void add_plan_command(CLI::App& app) {
   auto o = std::make_shared<PlanOptions>();
-  CLI::App* sub = app.add_subcommand(
-      "plan", "Check a kernel's space and write its manifest and cubin build list "
-              "(run by ktune_add_kernel at configure time)");
+  CLI::App* sub = app.add_subcommand("plan",
+                                     "Check a kernel's space and write its manifest and cubin build list "
+                                     "(run by ktune_add_kernel at configure time)");
   auto& r = o->request;
   sub->add_option("--kernel", r.kernel, "kernel name")->required();
   sub->add_option("--source", r.source, "kernel source file")->required();
@@ -83,10 +80,9 @@ void add_plan_command(CLI::App& app) {
   sub->add_option("--budget", r.budget, "BUDGET's count or share, when given");
   sub->add_option("--seconds", r.seconds, "BUDGET's seconds, when given");
   sub->add_option("--seed", o->seed, "SEED (the tuner's; accepted so the search's arguments pass whole)");
-  sub->add_option("--max-points", r.max_points,
-                  "give up enumerating a space after visiting this many points")->capture_default_str();
-  sub->add_option("--eager-limit", r.eager_limit,
-                  "compile spaces with more valid configs on demand (default: never)");
+  sub->add_option("--max-points", r.max_points, "give up enumerating a space after visiting this many points")
+      ->capture_default_str();
+  sub->add_option("--eager-limit", r.eager_limit, "compile spaces with more valid configs on demand (default: never)");
   sub->add_option("--launcher", r.compile.launcher, "compiler launcher argument (e.g. ccache), once each");
   sub->add_option("--tool", o->tool, "the ktune program the build edges run (default: this one)");
   sub->add_option("--nvcc", r.compile.nvcc, "nvcc used for the cubins (recorded)");

@@ -47,8 +47,9 @@ std::string abandoned_note(const Measurements& all) {
       full += e.ms() > 0;
       abandoned += e.abandoned_ok();
     }
-  return "The per-parameter plots show all " + std::to_string(full + abandoned) + " ok measurements: " +
-         std::to_string(full) + " measured fully (filled points) and " + std::to_string(abandoned) +
+  return "The per-parameter plots show all " + std::to_string(full + abandoned) +
+         " ok measurements: " + std::to_string(full) + " measured fully (filled points) and " +
+         std::to_string(abandoned) +
          " abandoned early as slower than the best by the abandon factor (open gray points, their time "
          "from the samples taken); rankings and winners use the full ones only.";
 }
@@ -107,10 +108,13 @@ void run(const ReportOptions& o) {
   for (const auto& n : not_drawn) missing += " " + n;
   std::string note = abandoned_note(all);
   if (std::find(plots.begin(), plots.end(), "best_vs_evaluations") == plots.end())
-    note += "\n\nNo best-so-far curves: these measurements do not say when they were made (DBs written "
-            "before measurements carried their time).";
+    note +=
+        "\n\nNo best-so-far curves: these measurements do not say when they were made (DBs written "
+        "before measurements carried their time).";
   const std::string plot_note =
-      missing.empty() ? "" : "Not drawn (gnuplot missing or failed, see plots/gnuplot.log; `apt-get install gnuplot-nox`):" + missing;
+      missing.empty()
+          ? ""
+          : "Not drawn (gnuplot missing or failed, see plots/gnuplot.log; `apt-get install gnuplot-nox`):" + missing;
 
   std::string md = markdown(title, intro, winners, parameters, note) + "\n## Plots\n\n";
   std::vector<std::string> drawn;
@@ -127,14 +131,18 @@ void run(const ReportOptions& o) {
 
   for (const std::string& w : all.warnings) std::cerr << "ktune report: warning: " << terminal_text(w, 400) << "\n";
   if (o.json) {
-    std::cout << json{{"report", (out / "report.md").string()}, {"html", (out / "report.html").string()},
-                      {"csv", (out / "measurements.csv").string()}, {"plots", plots}, {"drawn", drawn.size()},
-                      {"not_drawn", not_drawn}}.dump(2, ' ', false, json::error_handler_t::replace)
+    std::cout << json{{"report", (out / "report.md").string()},
+                      {"html", (out / "report.html").string()},
+                      {"csv", (out / "measurements.csv").string()},
+                      {"plots", plots},
+                      {"drawn", drawn.size()},
+                      {"not_drawn", not_drawn}}
+                     .dump(2, ' ', false, json::error_handler_t::replace)
               << "\n";
     return;
   }
-  std::cout << "ktune report: " << (out / "report.md").string() << " and report.html, measurements.csv; " << drawn.size()
-            << " of " << plots.size() << " plots drawn"
+  std::cout << "ktune report: " << (out / "report.md").string() << " and report.html, measurements.csv; "
+            << drawn.size() << " of " << plots.size() << " plots drawn"
             << (missing.empty() ? "" : " (not drawn:" + missing + "; see plots/gnuplot.log)") << "\n";
 }
 
@@ -147,7 +155,8 @@ void add_report_command(CLI::App& app) {
   sub->add_option("inputs", o->inputs, "DB files, or directories of them (their *.json)")->required();
   sub->add_option("--manifest", o->manifest, "the kernel's manifest.json: names the DEFAULT, for speedups")
       ->check(CLI::ExistingFile);
-  sub->add_option("--out", o->out, "directory for report.md, report.html, measurements.csv, the PNGs, their data and scripts")
+  sub->add_option("--out", o->out,
+                  "directory for report.md, report.html, measurements.csv, the PNGs, their data and scripts")
       ->capture_default_str();
   sub->add_option("--gnuplot", o->gnuplot, "the gnuplot program")->capture_default_str();
   sub->add_flag("--json", o->json, "print what was written as JSON");

@@ -35,7 +35,6 @@ struct ShowOptions {
   bool json = false;
 };
 
-
 // One key of one fingerprint: counts by status and the `top` fastest ok, unabandoned configs.
 json summarize_key(const std::string& key, const json& configs, int top) {
   std::map<std::string, int> counts;
@@ -49,7 +48,9 @@ json summarize_key(const std::string& key, const json& configs, int top) {
   std::sort(ok.begin(), ok.end());
   json best = json::array();
   for (std::size_t i = 0; i < ok.size() && i < static_cast<std::size_t>(top); ++i)
-    best.push_back({{"id", ok[i].second}, {"median_ms", ok[i].first}, {"values", configs[ok[i].second].value("values", json::object())}});
+    best.push_back({{"id", ok[i].second},
+                    {"median_ms", ok[i].first},
+                    {"values", configs[ok[i].second].value("values", json::object())}});
   return {{"key", key}, {"measured", configs.size()}, {"counts", counts}, {"best", best}};
 }
 
@@ -64,8 +65,11 @@ json show_file(const fs::path& path, const ShowOptions& o, const std::string& ke
     json keys = json::array();
     for (const auto& [key, configs] : fp.at("keys").items())
       if (key_filter.empty() || key == key_filter) keys.push_back(summarize_key(key, configs, o.top));
-    file["fingerprints"].push_back({{"digest", digest}, {"gpu", f.at("gpu")}, {"nvcc_version", f.value("nvcc_version", "")},
-                                    {"kernel_hash", f.value("kernel_hash", "")}, {"keys", keys}});
+    file["fingerprints"].push_back({{"digest", digest},
+                                    {"gpu", f.at("gpu")},
+                                    {"nvcc_version", f.value("nvcc_version", "")},
+                                    {"kernel_hash", f.value("kernel_hash", "")},
+                                    {"keys", keys}});
   }
   return file;
 }
@@ -73,22 +77,23 @@ json show_file(const fs::path& path, const ShowOptions& o, const std::string& ke
 // Every string below was read from a DB file: printed through terminal_text.
 void print_text(const json& file) {
   auto t = [](const json& s) { return terminal_text(s.is_string() ? s.get<std::string>() : s.dump()); };
-  std::cout << t(file["path"]) << ": kernel " << t(file["kernel"]) << ", "
-            << file["fingerprints"].size() << " fingerprint(s)\n";
+  std::cout << t(file["path"]) << ": kernel " << t(file["kernel"]) << ", " << file["fingerprints"].size()
+            << " fingerprint(s)\n";
   if (file.contains("skipped"))
-    std::cout << "  " << file["skipped"]["entries"] << " malformed entries left out; the first: "
-              << t(file["skipped"]["first"]) << "\n";
+    std::cout << "  " << file["skipped"]["entries"]
+              << " malformed entries left out; the first: " << t(file["skipped"]["first"]) << "\n";
   for (const auto& fp : file["fingerprints"]) {
     const json& g = fp["gpu"];
     std::cout << "  " << t(g.value("name", "?")) << " (sm_" << g.value("cc_major", 0) << g.value("cc_minor", 0) << ", "
               << g.value("sm_count", 0) << " SMs, driver " << g.value("driver_version", 0) << "), nvcc "
-              << t(fp["nvcc_version"]) << ", kernel " << t(fp["kernel_hash"]) << ": "
-              << fp["keys"].size() << " key(s)\n";
+              << t(fp["nvcc_version"]) << ", kernel " << t(fp["kernel_hash"]) << ": " << fp["keys"].size()
+              << " key(s)\n";
     for (const auto& k : fp["keys"]) {
       std::ostringstream counts;
-      for (const auto& [status, n] : k["counts"].items()) counts << (counts.tellp() ? ", " : "") << terminal_text(status) << " " << n;
-      std::cout << "    " << std::left << std::setw(28) << t(k["key"]) << " " << k["measured"]
-                << " measured (" << counts.str() << ")\n";
+      for (const auto& [status, n] : k["counts"].items())
+        counts << (counts.tellp() ? ", " : "") << terminal_text(status) << " " << n;
+      std::cout << "    " << std::left << std::setw(28) << t(k["key"]) << " " << k["measured"] << " measured ("
+                << counts.str() << ")\n";
       if (k["best"].empty()) std::cout << "      no config came out ok\n";
       for (const auto& b : k["best"])
         std::cout << "      " << std::fixed << std::setprecision(4) << b["median_ms"].get<double>() << " ms  "
@@ -113,7 +118,8 @@ void run(const ShowOptions& o) {
 
 void add_show_command(CLI::App& app) {
   auto o = std::make_shared<ShowOptions>();
-  CLI::App* sub = app.add_subcommand("show", "Show what tuning DBs hold: per GPU and key, the statuses and the fastest configs");
+  CLI::App* sub =
+      app.add_subcommand("show", "Show what tuning DBs hold: per GPU and key, the statuses and the fastest configs");
   sub->add_option("inputs", o->inputs, "DB files, or directories of them (their *.json)")->required();
   sub->add_option("--key", o->key, "only this key, e.g. \"M=4096 N=4096 K=4096\"")
       ->check(checked_by([](const std::string& v) { canonical_key(v); }, "KEY"));

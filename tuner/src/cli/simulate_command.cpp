@@ -72,12 +72,12 @@ std::vector<std::size_t> merged_prior(const std::vector<std::string>& files, con
 
 void run_simulate(const SimulateOptions& o) {
   if (!o.cache.empty() + !o.db.empty() + !o.t4.empty() != 1)
-    throw Error("simulate: give exactly one recording: --cache FILE (Kernel Tuner), --db FILE "
-                "or --t4 FILE");
-  if (!o.key.empty() && o.db.empty())
-    throw Error("simulate: --key selects a key of a ktune DB; it needs --db FILE");
+    throw Error(
+        "simulate: give exactly one recording: --cache FILE (Kernel Tuner), --db FILE "
+        "or --t4 FILE");
+  if (!o.key.empty() && o.db.empty()) throw Error("simulate: --key selects a key of a ktune DB; it needs --db FILE");
   const std::string key = o.key.empty() ? "" : canonical_key(o.key);
-  const ReplaySpace space = !o.t4.empty()    ? t4_to_replay(read_t4_file(o.t4), o.t4)
+  const ReplaySpace space = !o.t4.empty()     ? t4_to_replay(read_t4_file(o.t4), o.t4)
                             : o.cache.empty() ? ReplaySpace::from_db(o.db, key)
                                               : ReplaySpace::from_cache_file(o.cache);
   const std::size_t budget = parse_budget(o.budget, space.size(), "--budget");
@@ -106,22 +106,21 @@ void run_simulate(const SimulateOptions& o) {
   if (o.json) {
     using nlohmann::ordered_json;
     auto opt = [](const std::optional<double>& v) { return v ? ordered_json(*v) : ordered_json(); };
-    ordered_json doc = {
-        {"file", space.origin()},
-        {"kernel", space.kernel()},
-        {"device", space.device()},
-        {"configs", space.size()},
-        {"timed_configs", timed},
-        {"strategy", r.strategy},
-        {"budget", budget},
-        {"seed", o.seed},
-        {"evaluations", r.evaluations.size()},
-        {"failed", failed},
-        {"best_ms", opt(r.best_ms)},
-        {"best_config", r.best_index ? space.config(*r.best_index) : ordered_json()},
-        {"optimum_ms", optimum ? ordered_json(optimum->second) : ordered_json()},
-        {"optimum_config", optimum ? space.config(optimum->first) : ordered_json()},
-        {"ratio", opt(ratio)}};
+    ordered_json doc = {{"file", space.origin()},
+                        {"kernel", space.kernel()},
+                        {"device", space.device()},
+                        {"configs", space.size()},
+                        {"timed_configs", timed},
+                        {"strategy", r.strategy},
+                        {"budget", budget},
+                        {"seed", o.seed},
+                        {"evaluations", r.evaluations.size()},
+                        {"failed", failed},
+                        {"best_ms", opt(r.best_ms)},
+                        {"best_config", r.best_index ? space.config(*r.best_index) : ordered_json()},
+                        {"optimum_ms", optimum ? ordered_json(optimum->second) : ordered_json()},
+                        {"optimum_config", optimum ? space.config(optimum->first) : ordered_json()},
+                        {"ratio", opt(ratio)}};
     if (!o.prior.empty())
       doc["prior"] = {{"files", o.prior}, {"configs", prior.size()}, {"measured_first", prior_first}};
     // Names read from the file need not be UTF-8; dump() would throw on them.
@@ -129,12 +128,18 @@ void run_simulate(const SimulateOptions& o) {
     return;
   }
   std::cout << std::setprecision(4) << (space.kernel().empty() ? "kernel" : terminal_text(space.kernel(), 80))
-            << (space.device().empty() ? "" : " on " + terminal_text(space.device(), 80)) << ": "
-            << space.size() << " configs; " << r.strategy << ", seed " << o.seed << ": "
-            << r.evaluations.size() << " evaluations (" << failed << " failed), best ";
-  if (r.best_ms) std::cout << *r.best_ms << " ms"; else std::cout << "none timed";
+            << (space.device().empty() ? "" : " on " + terminal_text(space.device(), 80)) << ": " << space.size()
+            << " configs; " << r.strategy << ", seed " << o.seed << ": " << r.evaluations.size() << " evaluations ("
+            << failed << " failed), best ";
+  if (r.best_ms)
+    std::cout << *r.best_ms << " ms";
+  else
+    std::cout << "none timed";
   std::cout << " vs recorded optimum ";
-  if (optimum) std::cout << optimum->second << " ms"; else std::cout << "none (nothing timed)";
+  if (optimum)
+    std::cout << optimum->second << " ms";
+  else
+    std::cout << "none (nothing timed)";
   if (ratio) std::cout << " (ratio " << std::fixed << std::setprecision(3) << *ratio << ")";
   if (!o.prior.empty())
     std::cout << "; prior: " << prior.size() << " configs of this space from " << o.prior.size() << " file(s), "
@@ -146,16 +151,17 @@ void run_simulate(const SimulateOptions& o) {
 
 void add_simulate_command(CLI::App& app) {
   auto o = std::make_shared<SimulateOptions>();
-  CLI::App* sub = app.add_subcommand(
-      "simulate", "Run a search strategy on a recorded space (Kernel Tuner cache, ktune DB or T4)");
+  CLI::App* sub =
+      app.add_subcommand("simulate", "Run a search strategy on a recorded space (Kernel Tuner cache, ktune DB or T4)");
   sub->add_option("--cache", o->cache, "Kernel Tuner cache file (.json or .json.gz)");
   sub->add_option("--db", o->db, "or a ktune DB file (<kernel DB dir>/<GPU>.json)");
   sub->add_option("--t4", o->t4, "or T4 results (.json or .json.gz)");
-  sub->add_option("--key", o->key, "with --db: the key, e.g. \"M=64 N=64\" (names in any order, spaces or commas; default: its only key)");
+  sub->add_option(
+      "--key", o->key,
+      "with --db: the key, e.g. \"M=64 N=64\" (names in any order, spaces or commas; default: its only key)");
   std::string names;
   for (const std::string& n : strategy_names()) names += (names.empty() ? "" : ", ") + n;
-  sub->add_option("--strategy", o->strategy,
-                  "search strategy: default (" + default_strategy_name() + " now), " + names)
+  sub->add_option("--strategy", o->strategy, "search strategy: default (" + default_strategy_name() + " now), " + names)
       ->check(strategy_name());
   sub->add_option("--budget", o->budget, "evaluations (100) or a share of the space (2%)")
       ->check(budget_value())

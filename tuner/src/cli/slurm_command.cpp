@@ -36,7 +36,8 @@ std::string absolute(const std::string& p) { return fs::absolute(p).lexically_no
 void run(const SlurmOptions& o) {
   const Manifest m = Manifest::from_json(read_json_file(o.manifest), o.manifest);
   if (::access(o.tuner.c_str(), X_OK) != 0)
-    throw Error("--tuner " + terminal_text(o.tuner) + " is not an executable program; give the kernel's ktune_<name>_tuner");
+    throw Error("--tuner " + terminal_text(o.tuner) +
+                " is not an executable program; give the kernel's ktune_<name>_tuner");
   std::vector<std::string> keys;
   for (const auto& declared : m.keys) {
     std::map<std::string, int64_t> k;
@@ -48,7 +49,8 @@ void run(const SlurmOptions& o) {
     throw Error("--tasks " + std::to_string(o.tasks) + ": " + m.kernel + " has " + std::to_string(keys.size()) +
                 " key(s), so split by key at most that many tasks run; give fewer, or --split config");
   for (const auto& a : o.sbatch)
-    if (a.find_first_of("\n\r") != std::string::npos) throw Error("--sbatch '" + terminal_text(a) + "' holds a line break");
+    if (a.find_first_of("\n\r") != std::string::npos)
+      throw Error("--sbatch '" + terminal_text(a) + "' holds a line break");
   const std::string out = absolute(o.out_dir);
   fs::create_directories(fs::path(out) / "logs");
   const std::string n = std::to_string(o.tasks);
@@ -75,15 +77,19 @@ void run(const SlurmOptions& o) {
   const std::string script = out + "/tune.sbatch";
   write_file_atomic(script, s);
   const std::string tool = fs::read_symlink("/proc/self/exe").string();
-  const std::string merge = shell_quote(tool) + " merge --into " + shell_quote(out) + "/merged " + shell_quote(out) + "/task_*";
+  const std::string merge =
+      shell_quote(tool) + " merge --into " + shell_quote(out) + "/merged " + shell_quote(out) + "/task_*";
   const std::string submit = out + "/submit.sh";
   write_file_atomic(submit, "#!/bin/bash\n# Submits " + script + ", then the merge of its tasks' DBs into " + out +
                                 "/merged once every task has ended well. Prints both job ids.\nset -euo pipefail\n"
-                                "jid=$(sbatch --parsable " + shell_quote(script) + ")\n"
-                                "mid=$(sbatch --parsable --dependency=afterok:$jid --job-name=ktune-" + m.kernel +
-                                "-merge --ntasks=1 --output=" + shell_quote(out) + "/logs/merge.log --wrap " +
-                                shell_quote(merge) + ")\necho \"$jid $mid\"\n");
-  fs::permissions(submit, fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec, fs::perm_options::add);
+                                "jid=$(sbatch --parsable " +
+                                shell_quote(script) +
+                                ")\n"
+                                "mid=$(sbatch --parsable --dependency=afterok:$jid --job-name=ktune-" +
+                                m.kernel + "-merge --ntasks=1 --output=" + shell_quote(out) +
+                                "/logs/merge.log --wrap " + shell_quote(merge) + ")\necho \"$jid $mid\"\n");
+  fs::permissions(submit, fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
+                  fs::perm_options::add);
   std::cout << "ktune slurm: " << m.kernel << ": " << n << " task(s) split by " << o.split << " in " << script
             << "; submit with: bash " << submit << " (the merged DB: " << out << "/merged)\n";
 }
@@ -93,7 +99,8 @@ void run(const SlurmOptions& o) {
 void add_slurm_command(CLI::App& app) {
   auto o = std::make_shared<SlurmOptions>();
   CLI::App* sub = app.add_subcommand(
-      "slurm", "Write a Slurm job array that tunes one kernel on several nodes, and the script that submits and merges it");
+      "slurm",
+      "Write a Slurm job array that tunes one kernel on several nodes, and the script that submits and merges it");
   sub->add_option("--tuner", o->tuner, "the kernel's tuner program (ktune_<name>_tuner) on the shared file system")
       ->required()
       ->check(CLI::ExistingFile);
@@ -103,7 +110,8 @@ void add_slurm_command(CLI::App& app) {
   sub->add_option("--tasks", o->tasks, "tasks of the job array, one node and GPU each")
       ->required()
       ->check(CLI::Range(std::size_t{1}, std::size_t{100000}));
-  sub->add_option("--split", o->split, "key: task i tunes keys i, i+N, ...; config: every key, task i measuring "
+  sub->add_option("--split", o->split,
+                  "key: task i tunes keys i, i+N, ...; config: every key, task i measuring "
                   "configs i, i+N, ... of an exhaustive search")
       ->capture_default_str()
       ->check(CLI::IsMember({"key", "config"}));

@@ -34,7 +34,8 @@ void run(const SpaceOptions& o) {
     spec = Manifest::from_json(doc, o.file).spec;
     kind = "manifest";
   } else {
-    throw Error(o.file + ": neither a T1 spec (no \"ConfigurationSpace\") nor a ktune manifest "
+    throw Error(o.file +
+                ": neither a T1 spec (no \"ConfigurationSpace\") nor a ktune manifest "
                 "(no \"schema\": \"ktune.manifest\")");
   }
   Space space = [&] {
@@ -49,8 +50,7 @@ void run(const SpaceOptions& o) {
   Enumeration valid = o.configs ? space.enumerate(kMaxValidConfigs, o.max_points) : space.count(o.max_points);
   if (valid.gave_up) throw Error(o.file + ": " + gave_up_text(space, o.max_points) + "; raise --max-points to go on");
   if (valid.truncated) throw Error(o.file + ": " + too_many_valid_text(space.product()) + " to list");
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   std::string default_status = "none";
   if (!spec.default_problem.empty()) {
@@ -107,11 +107,11 @@ void run(const SpaceOptions& o) {
             << "  parameters   " << space.names().size() << "\n"
             << "  constraints  " << spec.constraints.size() << "\n"
             << "  product      " << with_thousands(space.product()) << "\n"
-            << "  valid        " << with_thousands(valid.size()) << std::fixed << std::setprecision(1)
-            << " (" << 100.0 * valid.size() / std::max<uint64_t>(space.product(), 1) << " %)\n";
+            << "  valid        " << with_thousands(valid.size()) << std::fixed << std::setprecision(1) << " ("
+            << 100.0 * valid.size() / std::max<uint64_t>(space.product(), 1) << " %)\n";
   for (std::size_t c = 0; c < valid.rejected_by.size(); ++c)
-    std::cout << "  constraint " << c + 1 << " removed " << with_thousands(valid.rejected_by[c])
-              << ": " << spec.constraints[c] << "\n";
+    std::cout << "  constraint " << c + 1 << " removed " << with_thousands(valid.rejected_by[c]) << ": "
+              << spec.constraints[c] << "\n";
   std::cout << "  default      " << default_status << "\n"
             << std::setprecision(3) << "  enumerated in " << seconds * 1e3 << " ms\n";
 }
@@ -120,12 +120,10 @@ void run(const SpaceOptions& o) {
 
 void add_space_command(CLI::App& app) {
   auto options = std::make_shared<SpaceOptions>();
-  CLI::App* sub = app.add_subcommand(
-      "space", "Print the product size and the number of valid configs of a T1 spec or a "
-               "ktune manifest");
-  sub->add_option("file", options->file, "T1 spec (.json) or ktune manifest")
-      ->required()
-      ->check(CLI::ExistingFile);
+  CLI::App* sub = app.add_subcommand("space",
+                                     "Print the product size and the number of valid configs of a T1 spec or a "
+                                     "ktune manifest");
+  sub->add_option("file", options->file, "T1 spec (.json) or ktune manifest")->required()->check(CLI::ExistingFile);
   sub->add_flag("--json", options->json, "print the summary as JSON: {\"product\": P, \"valid\": V, ...}");
   sub->add_flag("--configs", options->configs,
                 "print every valid config instead, one a line: its id (its files' name) and values; with --json "

@@ -54,8 +54,9 @@ void run(const TuneT1Options& o) {
 void add_tune_command(CLI::App& app) {
   auto o = std::make_shared<TuneT1Options>();
   CLI::App* sub = app.add_subcommand(
-      "tune", "Tune a Kernel Tuner-style kernel from its T1 spec: compile every config in parallel, measure each on "
-              "the GPU against the Default config's outputs, write a ktune DB and T4 results (docs/t1.md)");
+      "tune",
+      "Tune a Kernel Tuner-style kernel from its T1 spec: compile every config in parallel, measure each on "
+      "the GPU against the Default config's outputs, write a ktune DB and T4 results (docs/t1.md)");
   sub->footer(
       "Exit codes: 0 tuned (or compiled, with --compile-only); 1 bad input, a Default config that does not compile, "
       "no GPU visible (the cubins are compiled first) or a failed tuner; 2 bad command line.\n"
@@ -86,8 +87,9 @@ void add_tune_command(CLI::App& app) {
   std::string names;
   for (const auto& n : strategy_names()) names += (names.empty() ? "" : ", ") + n;
   sub->add_option("--strategy", o->q.strategy,
-                  "search strategy: " + names + " (default: the spec's Search; else with a budget, or for a space "
-                  "over --max-configs, the default strategy; else exhaustive)")
+                  "search strategy: " + names +
+                      " (default: the spec's Search; else with a budget, or for a space "
+                      "over --max-configs, the default strategy; else exhaustive)")
       ->check(valid([names](const std::string& v) {
         const auto known = strategy_names();
         if (v != "default" && std::find(known.begin(), known.end(), v) == known.end())
@@ -96,7 +98,9 @@ void add_tune_command(CLI::App& app) {
   sub->add_option("--budget", o->q.budget, "configs to measure per problem size: a count (200) or a share (5%)")
       ->check(valid([](const std::string& v) { parse_budget(v, 1000000, "value"); }));
   sub->add_option("--seconds", o->q.seconds, "most seconds of search per problem size")->check(positive_number());
-  sub->add_option("--seed", o->q.seed, "seed of randomised strategies")->capture_default_str()->check(unsigned_integer());
+  sub->add_option("--seed", o->q.seed, "seed of randomised strategies")
+      ->capture_default_str()
+      ->check(unsigned_integer());
   sub->add_option("--atol", o->q.plan.atol, "absolute tolerance of the outputs (default: by element type; float 1e-5)")
       ->check(non_negative_number());
   sub->add_option("--rtol", o->q.plan.rtol, "relative tolerance of the outputs (default: by element type; float 1e-4)")
@@ -107,7 +111,8 @@ void add_tune_command(CLI::App& app) {
   sub->add_option("--arch", o->q.arch, "cubin architecture, e.g. 90 (default: the visible GPU's, else 90)")
       ->check(cuda_arch());
   sub->add_option("--nvcc", o->q.nvcc, "nvcc (default: KTUNE_NVCC, CUDA_PATH, /usr/local/cuda, PATH)");
-  sub->add_option("--flag", o->q.plan.compile.flags, "an extra nvcc flag after the spec's CompilerOptions (repeatable)");
+  sub->add_option("--flag", o->q.plan.compile.flags,
+                  "an extra nvcc flag after the spec's CompilerOptions (repeatable)");
   sub->add_option("--jobs", o->q.jobs, "parallel nvcc jobs (default: the cores)")->check(CLI::Range(1u, 4096u));
   sub->add_option("--tuner", o->q.tuner, "the ktune-t1-tuner program (default: beside ktune)");
   sub->add_option("--max-configs", o->q.max_configs,
@@ -119,7 +124,8 @@ void add_tune_command(CLI::App& app) {
       ->capture_default_str()
       ->check(positive_integer());
   sub->add_flag("--retune", o->q.retune, "measure again what the DB already has for this GPU and kernel");
-  sub->add_option("--gpus", o->q.gpus, "GPUs to measure on, one worker each, e.g. 0,1 (default: every visible GPU; docs/tuning.md)")
+  sub->add_option("--gpus", o->q.gpus,
+                  "GPUs to measure on, one worker each, e.g. 0,1 (default: every visible GPU; docs/tuning.md)")
       ->check(gpu_list());
   sub->add_flag("--compile-only", o->q.compile_only, "compile every config, then stop (exit 0, no GPU needed)");
   sub->add_flag("--json", o->json, "print the result as JSON on stdout (progress and tables go to stderr)");

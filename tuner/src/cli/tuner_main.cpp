@@ -38,17 +38,21 @@ int main(int argc, char** argv) {
   bool check_launch = false;
   ktune::LaunchCheckRequest check;
   std::string check_out;
-  app.add_flag("--check-launch", check_launch, "check the launch template on the host instead of tuning: the harness "
+  app.add_flag("--check-launch", check_launch,
+               "check the launch template on the host instead of tuning: the harness "
                "for each key, the template for the DEFAULT and the baked configs; no GPU needed");
   app.add_option("--bake", check.bake_json, "with --check-launch: the bake's bake.json, naming the baked configs")
       ->check(CLI::ExistingFile);
-  app.add_option("--ptx", check.ptx, "with --check-launch: the kernel's PTX, for its parameters")->check(CLI::ExistingFile);
+  app.add_option("--ptx", check.ptx, "with --check-launch: the kernel's PTX, for its parameters")
+      ->check(CLI::ExistingFile);
   app.add_option("--out", check_out, "with --check-launch: write the summary line here when the check passes");
   app.add_option("--key", keys, "a key, e.g. \"M=4096 N=4096 K=4096\"; once per key; default: the manifest's KEYS");
   std::string names;
   for (const auto& n : ktune::strategy_names()) names += (names.empty() ? "" : ", ") + n;
-  app.add_option("--strategy", strategy, "search strategy: " + names + " (docs/search.md); default: every config, "
-                 "or with a budget or over --max-configs the default strategy");
+  app.add_option("--strategy", strategy,
+                 "search strategy: " + names +
+                     " (docs/search.md); default: every config, "
+                     "or with a budget or over --max-configs the default strategy");
   app.add_option("--max-configs", max_configs, "the most configs measured whole when no strategy or budget is given")
       ->capture_default_str()
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 62));
@@ -66,17 +70,22 @@ int main(int argc, char** argv) {
   app.add_option("--abandon-factor", o.rule.abandon_factor, "give up on configs this much slower than the best")
       ->capture_default_str()
       ->check(ktune::cli::positive_number());
-  app.add_option("--gpus", o.gpus, "GPUs to measure on, one worker each, e.g. --gpus 0,1 (numbered as "
+  app.add_option("--gpus", o.gpus,
+                 "GPUs to measure on, one worker each, e.g. --gpus 0,1 (numbered as "
                  "CUDA_VISIBLE_DEVICES leaves them); default: every visible GPU")
       ->delimiter(',')
       ->check(ktune::cli::gpu_list());
-  app.add_option("--prior-db-dir", o.prior_dirs, "a directory of DBs whose other GPUs' results start each key's "
+  app.add_option("--prior-db-dir", o.prior_dirs,
+                 "a directory of DBs whose other GPUs' results start each key's "
                  "search, besides --db-dir's other files (the build passes DB_DIRS); once per directory");
   std::string shard, worker_program;
-  app.add_option("--shard", shard, "I/N: measure only configs I, I+N, I+2N, ... of an exhaustive search (and the "
+  app.add_option("--shard", shard,
+                 "I/N: measure only configs I, I+N, I+2N, ... of an exhaustive search (and the "
                  "DEFAULT); one task's share of a search split over machines (ktune slurm)");
-  app.add_option("--worker-program", worker_program, "the measuring worker to start, run as PROGRAM --worker; "
-                 "default: this program (for wrappers, profilers and tests)")->check(CLI::ExistingFile);
+  app.add_option("--worker-program", worker_program,
+                 "the measuring worker to start, run as PROGRAM --worker; "
+                 "default: this program (for wrappers, profilers and tests)")
+      ->check(CLI::ExistingFile);
   app.add_flag("--retune", o.retune, "measure again what the DB has for this GPU and kernel");
   app.add_flag("--require-gpu", o.require_gpu, "fail when no GPU is visible (KTUNE_TUNE=ON)");
   app.add_option("--summary-out", o.summary_out, "write the JSON summary here");
@@ -107,16 +116,17 @@ int main(int argc, char** argv) {
       o.keys.push_back(key);
     }
     if (o.keys.empty())
-      throw ktune::Error(m.kernel + ": no keys to tune: the manifest declares no KEYS; give --key, e.g. --key \"N=4096\"");
+      throw ktune::Error(m.kernel +
+                         ": no keys to tune: the manifest declares no KEYS; give --key, e.g. --key \"N=4096\"");
     // The strategy and budget, completed by the defaults (the configure line said which).
-    const ktune::SearchChoice choice =
-        ktune::choose_search(strategy, budget, seconds, m.configs.size(), max_configs);
+    const ktune::SearchChoice choice = ktune::choose_search(strategy, budget, seconds, m.configs.size(), max_configs);
     o.strategy = choice.strategy;
     o.budget.evaluations = choice.evaluations;
     o.budget.seconds = choice.seconds;
-    if (!choice.why.empty()) std::cout << "ktune: " << m.kernel << ": " << ktune::terminal_text(choice.why, 400) << "\n";
-    o.worker_command = {worker_program.empty() ? std::filesystem::read_symlink("/proc/self/exe").string() : worker_program,
-                        "--worker"};
+    if (!choice.why.empty())
+      std::cout << "ktune: " << m.kernel << ": " << ktune::terminal_text(choice.why, 400) << "\n";
+    o.worker_command = {
+        worker_program.empty() ? std::filesystem::read_symlink("/proc/self/exe").string() : worker_program, "--worker"};
     if (!shard.empty()) {
       const auto slash = shard.find('/');
       ktune::TuneOptions::Shard s;
@@ -126,7 +136,8 @@ int main(int argc, char** argv) {
         s.index = std::stoull(shard.substr(0, slash), &used);
         if (used != slash) throw std::invalid_argument("index");
         s.count = std::stoull(shard.substr(slash + 1), &used);
-        if (used != shard.size() - slash - 1 || shard[0] == '-' || shard[slash + 1] == '-') throw std::invalid_argument("count");
+        if (used != shard.size() - slash - 1 || shard[0] == '-' || shard[slash + 1] == '-')
+          throw std::invalid_argument("count");
       } catch (const std::exception&) {
         throw ktune::Error("--shard '" + ktune::terminal_text(shard, 40) + "' is not I/N; write e.g. --shard 0/4");
       }

@@ -21,8 +21,7 @@ std::string division_hint(const std::string& what) {
 namespace {
 
 Space build_space(const PlanRequest& r, std::vector<Parameter>& params) {
-  if (r.params.empty())
-    throw Error("PARAMS: no parameters; declare at least one, e.g. PARAMS \"TM=32,64,128\"");
+  if (r.params.empty()) throw Error("PARAMS: no parameters; declare at least one, e.g. PARAMS \"TM=32,64,128\"");
   for (const auto& text : r.params) {
     try {
       params.push_back(parse_parameter(text));
@@ -33,8 +32,7 @@ Space build_space(const PlanRequest& r, std::vector<Parameter>& params) {
   for (std::size_t a = 0; a < params.size(); ++a)
     for (std::size_t b = 0; b < a; ++b)
       if (params[a].name == params[b].name)
-        throw Error("PARAMS: parameter '" + params[a].name +
-                    "' is declared twice; merge its values into one entry");
+        throw Error("PARAMS: parameter '" + params[a].name + "' is declared twice; merge its values into one entry");
   try {
     return Space(params, r.constraints);
   } catch (const ParseError& e) {
@@ -44,12 +42,10 @@ Space build_space(const PlanRequest& r, std::vector<Parameter>& params) {
 
 }  // namespace
 
-std::vector<std::string> hint_flags(const std::vector<Parameter>& params,
-                                    const std::vector<int64_t>& values) {
+std::vector<std::string> hint_flags(const std::vector<Parameter>& params, const std::vector<int64_t>& values) {
   std::vector<std::string> flags;
   for (std::size_t k = 0; k < params.size(); ++k)
-    if (params[k].name == "maxnreg" && values[k] > 0)
-      flags.push_back("-maxrregcount=" + std::to_string(values[k]));
+    if (params[k].name == "maxnreg" && values[k] > 0) flags.push_back("-maxrregcount=" + std::to_string(values[k]));
   return flags;
 }
 
@@ -95,7 +91,8 @@ CompileSettings checked_compile(const PlanRequest& r) {
   if (std::find(c.archs.begin(), c.archs.end(), c.arch) == c.archs.end())
     throw Error("--arch " + c.arch + " is not among --archs; the architecture tuned is one of those baked");
   for (const auto& a : c.archs)
-    if (!parse_cuda_arch(a)) throw Error("--archs: '" + terminal_text(a, 40) + "' is not a CUDA architecture like 90 or 90a");
+    if (!parse_cuda_arch(a))
+      throw Error("--archs: '" + terminal_text(a, 40) + "' is not a CUDA architecture like 90 or 90a");
   if (!parse_cuda_arch(c.arch))
     throw Error("--arch: '" + terminal_text(c.arch, 40) + "' is not a CUDA architecture like 90 or 90a");
   c.ptx_arch = r.ptx_arch;
@@ -113,7 +110,8 @@ Enumeration valid_configs(const PlanRequest& r, const Space& space, Plan& plan) 
   } catch (const EvalError& e) {
     throw Error(std::string("WHERE: ") + e.what() + division_hint(e.what()));
   }
-  if (valid.truncated) throw Error("PARAMS: " + too_many_valid_text(space.product()) + "; narrow PARAMS or add WHERE constraints");
+  if (valid.truncated)
+    throw Error("PARAMS: " + too_many_valid_text(space.product()) + "; narrow PARAMS or add WHERE constraints");
   if (valid.gave_up)
     throw Error("WHERE: " + gave_up_text(space, r.max_points) +
                 ". Narrow PARAMS, split constraints so that each names fewer parameters (each is checked as soon as "
@@ -126,13 +124,12 @@ Enumeration valid_configs(const PlanRequest& r, const Space& space, Plan& plan) 
       uint64_t excluded = space.points_excluded_by(c).value_or(plan.rejected_by[c]);
       if (why.empty() || excluded > most) {
         most = excluded;
-        why = "; constraint " + std::to_string(c + 1) + " \"" + r.constraints[c] +
-              "\" alone excludes " + with_thousands(excluded) + " of them";
+        why = "; constraint " + std::to_string(c + 1) + " \"" + r.constraints[c] + "\" alone excludes " +
+              with_thousands(excluded) + " of them";
       }
     }
     throw Error("WHERE: the space is empty: none of its " + points_text(space.product()) +
-                " points satisfies every constraint" + why +
-                ". Loosen the constraints or widen the parameters.");
+                " points satisfies every constraint" + why + ". Loosen the constraints or widen the parameters.");
   }
   return valid;
 }
@@ -152,8 +149,7 @@ void choose_default(const PlanRequest& r, const Space& space, const Enumeration&
   } else {
     plan.default_chosen = true;
     const auto first = valid.row(0);
-    for (std::size_t k = 0; k < names.size(); ++k)
-      m.spec.default_config.emplace_back(names[k], first[k]);
+    for (std::size_t k = 0; k < names.size(); ++k) m.spec.default_config.emplace_back(names[k], first[k]);
     m.default_id = config_id(names, first);
   }
 }
@@ -187,9 +183,8 @@ std::vector<std::vector<Assignment>> read_keys(const PlanRequest& r) {
                         [](const Assignment& x, const Assignment& y) { return x.first == y.first; });
     };
     if (!keys.empty() && !same_names(sorted(key), sorted(keys[0])))
-      throw Error("KEYS: key " + std::to_string(i + 1) + " \"" + r.keys[i] +
-                  "\" names other dimensions than key 1 \"" + r.keys[0] +
-                  "\"; every key gives a value for the same dimensions");
+      throw Error("KEYS: key " + std::to_string(i + 1) + " \"" + r.keys[i] + "\" names other dimensions than key 1 \"" +
+                  r.keys[0] + "\"; every key gives a value for the same dimensions");
     for (const auto& earlier : keys)
       if (sorted(earlier) == sorted(key))
         throw Error("KEYS: key " + std::to_string(i + 1) + " \"" + r.keys[i] + "\" is listed twice");
@@ -222,7 +217,8 @@ Plan make_plan(const PlanRequest& r) {
   Space space = build_space(r, m.spec.parameters);
   for (const auto& p : m.spec.parameters)
     if (std::string why = unbakeable_name(p.name, false); !why.empty())
-      throw Error("PARAMS: parameter '" + p.name + "' " + why + ", so the generated header cannot name it; rename the parameter");
+      throw Error("PARAMS: parameter '" + p.name + "' " + why +
+                  ", so the generated header cannot name it; rename the parameter");
   NvccFlagRules flag_rules{{}, {}, "use ARCH (this kernel) or -DKTUNE_CUDA_ARCH (the project) instead"};
   for (const auto& p : m.spec.parameters) flag_rules.parameters.push_back(p.name);
   check_nvcc_flags(r.compile.flags, flag_rules,
@@ -297,7 +293,8 @@ std::string cmake_list(const std::vector<std::string>& args) {
 }  // namespace
 
 CompileJob compile_job(const Manifest& m, const ManifestConfig& c, const fs::path& dir) {
-  CompileJob job{dir / c.record(), dir / c.log(), dir / c.cubin(), dir / c.depfile(), m.source, {}, m.describe(c.values)};
+  CompileJob job{dir / c.record(),    dir / c.log(), dir / c.cubin(), dir / c.depfile(), m.source, {},
+                 m.describe(c.values)};
   job.command = nvcc_prefix(m, "-cubin", "-arch=sm_" + m.compile.arch);
   for (auto& a : config_flags(m, c)) job.command.push_back(std::move(a));
   for (const auto& a : {std::string("-MD"), std::string("-MF"), job.depfile.string(), std::string("-MT"),
@@ -310,9 +307,10 @@ CompileJob compile_job(const Manifest& m, const ManifestConfig& c, const fs::pat
 std::vector<std::string> cubin_command(const Manifest& m, const ManifestConfig& c, const fs::path& dir,
                                        const std::string& tool) {
   const CompileJob job = compile_job(m, c, dir);
-  std::vector<std::string> out = {tool,     "compile",   "--record", job.record.string(), "--log",
-                                  job.log.string(), "--cubin", job.cubin.string(), "--depfile", job.depfile.string(),
-                                  "--source", m.source,    "--config", job.config, "--"};
+  std::vector<std::string> out = {
+      tool,       "compile",          "--record",  job.record.string(),  "--log",    job.log.string(),
+      "--cubin",  job.cubin.string(), "--depfile", job.depfile.string(), "--source", m.source,
+      "--config", job.config,         "--"};
   out.insert(out.end(), job.command.begin(), job.command.end());
   return out;
 }
@@ -324,8 +322,8 @@ std::vector<std::string> default_ptx_command(const Manifest& m, const fs::path& 
   const std::string arch = m.compile.ptx_target().empty() ? m.compile.arch : m.compile.ptx_target();
   std::vector<std::string> out = nvcc_prefix(m, "-ptx", "-arch=compute_" + arch);
   for (auto& a : config_flags(m, default_config(m))) out.push_back(std::move(a));
-  for (const auto& a : {std::string("-MD"), std::string("-MF"), depfile, std::string("-MT"), ptx,
-                        std::string("-o"), ptx, m.source})
+  for (const auto& a :
+       {std::string("-MD"), std::string("-MF"), depfile, std::string("-MT"), ptx, std::string("-o"), ptx, m.source})
     out.push_back(a);
   return out;
 }
@@ -339,8 +337,8 @@ std::string cubin_line(const Manifest& m, const ManifestConfig& c, const fs::pat
 }  // namespace
 
 std::string cmake_edges(const Manifest& m, const fs::path& dir, const std::string& tool) {
-  std::string out = "# Written by `ktune plan` for kernel " + m.kernel +
-                    ". Data only; the logic is in cmake/ktune.cmake.\n";
+  std::string out =
+      "# Written by `ktune plan` for kernel " + m.kernel + ". Data only; the logic is in cmake/ktune.cmake.\n";
   out += "set(_ktune_default_id " + m.default_id + ")\n";
   out += std::string("set(_ktune_on_demand ") + (m.on_demand ? "TRUE" : "FALSE") + ")\n";
   out += "set(_ktune_default_ptx_command " + cmake_list(default_ptx_command(m, dir)) + ")\n";

@@ -59,8 +59,10 @@ void CompilePool::submit(std::size_t tag, const ManifestConfig& config) {
   const bool current = compile_is_current(job);
   {
     std::lock_guard lock(mutex_);
-    if (current) done_.push_back({tag, false, 0});
-    else queue_.emplace_back(tag, std::move(job));
+    if (current)
+      done_.push_back({tag, false, 0});
+    else
+      queue_.emplace_back(tag, std::move(job));
   }
   changed_.notify_all();
 }

@@ -70,19 +70,16 @@ CompileRecord CompileRecord::from_json(const json& doc, const std::string& origi
   auto version = doc.find("schema_version");
   if (version == doc.end() || !version->is_number_integer() || *version != kSchemaVersion)
     throw refuse("not a compile record of schema version " + std::to_string(kSchemaVersion));
-  auto member = [&](const char* name, bool (json::*is)() const noexcept,
-                    const char* kind) -> const json& {
+  auto member = [&](const char* name, bool (json::*is)() const noexcept, const char* kind) -> const json& {
     auto it = doc.find(name);
     if (it == doc.end()) throw refuse(std::string("\"") + name + "\" is missing");
-    if (!((*it).*is)())
-      throw refuse(std::string("\"") + name + "\" must be " + kind + ", not " + json_excerpt(*it));
+    if (!((*it).*is)()) throw refuse(std::string("\"") + name + "\" must be " + kind + ", not " + json_excerpt(*it));
     return *it;
   };
   CompileRecord r;
   r.status = member("status", &json::is_string, "a string").get<std::string>();
   if (r.status != "ok" && r.status != "compile-failed")
-    throw refuse("\"status\" is " + json_excerpt(doc["status"]) +
-                 ", not \"ok\" or \"compile-failed\"");
+    throw refuse("\"status\" is " + json_excerpt(doc["status"]) + ", not \"ok\" or \"compile-failed\"");
   const json& exit_code = member("exit_code", &json::is_number_integer, "an integer");
   if (exit_code.get<int64_t>() < 0 || exit_code.get<int64_t>() > 255 ||
       (exit_code.is_number_unsigned() && exit_code.get<uint64_t>() > 255u))
@@ -104,7 +101,8 @@ CompileRecord CompileRecord::from_json(const json& doc, const std::string& origi
   if (doc.contains("signal")) {
     r.signal = member("signal", &json::is_string, "a string").get<std::string>();
     if (r.signal.empty() || r.signal.size() > 16 ||
-        r.signal.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 abcdefghijklmnopqrstuvwxyz") != std::string::npos)
+        r.signal.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 abcdefghijklmnopqrstuvwxyz") !=
+            std::string::npos)
       throw refuse("\"signal\" is not a signal's name");
   }
   if (doc.contains("command_digest")) {
@@ -121,11 +119,10 @@ CompileRecord CompileRecord::from_json(const json& doc, const std::string& origi
 
 std::string signal_name(int sig) {
   static const std::pair<int, const char*> names[] = {
-      {SIGHUP, "SIGHUP"},   {SIGINT, "SIGINT"},   {SIGQUIT, "SIGQUIT"}, {SIGILL, "SIGILL"},
-      {SIGTRAP, "SIGTRAP"}, {SIGABRT, "SIGABRT"}, {SIGBUS, "SIGBUS"},   {SIGFPE, "SIGFPE"},
-      {SIGKILL, "SIGKILL"}, {SIGUSR1, "SIGUSR1"}, {SIGSEGV, "SIGSEGV"}, {SIGUSR2, "SIGUSR2"},
-      {SIGPIPE, "SIGPIPE"}, {SIGALRM, "SIGALRM"}, {SIGTERM, "SIGTERM"}, {SIGXCPU, "SIGXCPU"},
-      {SIGXFSZ, "SIGXFSZ"}, {SIGSYS, "SIGSYS"}};
+      {SIGHUP, "SIGHUP"},   {SIGINT, "SIGINT"},   {SIGQUIT, "SIGQUIT"}, {SIGILL, "SIGILL"},   {SIGTRAP, "SIGTRAP"},
+      {SIGABRT, "SIGABRT"}, {SIGBUS, "SIGBUS"},   {SIGFPE, "SIGFPE"},   {SIGKILL, "SIGKILL"}, {SIGUSR1, "SIGUSR1"},
+      {SIGSEGV, "SIGSEGV"}, {SIGUSR2, "SIGUSR2"}, {SIGPIPE, "SIGPIPE"}, {SIGALRM, "SIGALRM"}, {SIGTERM, "SIGTERM"},
+      {SIGXCPU, "SIGXCPU"}, {SIGXFSZ, "SIGXFSZ"}, {SIGSYS, "SIGSYS"}};
   for (const auto& [number, name] : names)
     if (number == sig) return name;
   return "signal " + std::to_string(sig);
@@ -144,12 +141,10 @@ std::string command_digest(const std::vector<std::string>& command) {
 
 namespace {
 
-
 bool is_source_like(const std::filesystem::path& p) {
-  static const std::vector<std::string> extensions = {".h", ".hh", ".hpp", ".hxx", ".cuh",
-                                                      ".inl", ".inc", ".cu", ".cpp", ".cc"};
-  return std::find(extensions.begin(), extensions.end(), p.extension().string()) !=
-         extensions.end();
+  static const std::vector<std::string> extensions = {".h",   ".hh",  ".hpp", ".hxx", ".cuh",
+                                                      ".inl", ".inc", ".cu",  ".cpp", ".cc"};
+  return std::find(extensions.begin(), extensions.end(), p.extension().string()) != extensions.end();
 }
 
 // Without the compiler's list, the failed config depends on every header-like file next to
@@ -166,8 +161,7 @@ void write_fallback_depfile(const CompileJob& job) {
   for (const auto& dir : dirs) {
     std::error_code ec;
     for (auto it = fs::recursive_directory_iterator(dir, ec);
-         !ec && it != fs::recursive_directory_iterator() && inputs.size() < kMaxInputs;
-         it.increment(ec)) {
+         !ec && it != fs::recursive_directory_iterator() && inputs.size() < kMaxInputs; it.increment(ec)) {
       if (it.depth() > 4) it.disable_recursion_pending();
       if (it->is_regular_file(ec) && is_source_like(it->path()) &&
           std::find(inputs.begin(), inputs.end(), it->path().string()) == inputs.end())
@@ -227,8 +221,8 @@ CompileOutcome run_compile_job(const CompileJob& job) {
   const int err = run.start_error;
   if (err != 0) {
     // Recorded like a compiler error: the log says why, and the build goes on.
-    std::ofstream(job.log, std::ios::app) << "ktune: cannot run " << job.command.front() << ": "
-                                              << std::strerror(err) << "\n";
+    std::ofstream(job.log, std::ios::app)
+        << "ktune: cannot run " << job.command.front() << ": " << std::strerror(err) << "\n";
   }
   CompileOutcome outcome;
   outcome.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -238,8 +232,8 @@ CompileOutcome run_compile_job(const CompileJob& job) {
 
   const int sig = run.signal;
   if (sig != 0 && is_interrupt_signal(sig)) {
-    std::cerr << "ktune: the compiler of " << job_name(job) << " was interrupted by "
-              << signal_name(sig) << "; nothing recorded, the next build compiles it again\n";
+    std::cerr << "ktune: the compiler of " << job_name(job) << " was interrupted by " << signal_name(sig)
+              << "; nothing recorded, the next build compiles it again\n";
     outcome.exit_code = 128 + sig;
     return outcome;
   }
@@ -267,7 +261,7 @@ CompileOutcome run_compile_job(const CompileJob& job) {
     // early), which Ninja also takes as dirty.
     if (!job.depfile.empty() && !fs::exists(job.depfile)) write_fallback_depfile(job);
     std::cerr << "ktune: warning: " << job_name(job) << " did not compile ("
-              << (err != 0    ? "cannot run " + job.command.front() + ": " + std::strerror(err)
+              << (err != 0   ? "cannot run " + job.command.front() + ": " + std::strerror(err)
                   : sig != 0 ? "the compiler died of " + record.signal
                              : "exit code " + std::to_string(record.exit_code))
               << "); recorded as compile-failed, the build goes on. Log: " << job.log.string() << "\n";

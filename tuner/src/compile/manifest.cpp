@@ -24,9 +24,7 @@ namespace {
 namespace manifest_json {
 
 // Names from a hostile file can be megabytes long; messages stay one short line.
-std::string shown(const std::string& s) {
-  return "\"" + untrusted_json::printable(s, 40) + "\"";
-}
+std::string shown(const std::string& s) { return "\"" + untrusted_json::printable(s, 40) + "\""; }
 
 const json& member(const json& obj, const char* key, const std::string& origin, const char* where) {
   if (!obj.is_object()) throw Error(origin + ": " + where + " is not an object");
@@ -35,8 +33,7 @@ const json& member(const json& obj, const char* key, const std::string& origin, 
   return *it;
 }
 
-[[noreturn]] void wrong_type(const json& v, const std::string& origin, const std::string& what,
-                             const char* expected) {
+[[noreturn]] void wrong_type(const json& v, const std::string& origin, const std::string& what, const char* expected) {
   throw Error(origin + ": " + what + " must be " + expected + ", not " + json_excerpt(v) +
               "; reconfigure the build to regenerate the manifest");
 }
@@ -146,14 +143,11 @@ uint64_t count(const json& v, const std::string& origin, const std::string& what
 }
 
 void read_identity(const json& doc, const std::string& origin, Manifest& m) {
-  if (!is_manifest(doc))
-    throw Error(origin + ": not a ktune manifest (no \"schema\": \"ktune.manifest\")");
-  const int64_t version = integer(member(doc, "schema_version", origin, "the manifest"), origin,
-                                  "\"schema_version\"");
+  if (!is_manifest(doc)) throw Error(origin + ": not a ktune manifest (no \"schema\": \"ktune.manifest\")");
+  const int64_t version = integer(member(doc, "schema_version", origin, "the manifest"), origin, "\"schema_version\"");
   if (version != Manifest::kSchemaVersion)
-    throw Error(origin + ": manifest schema version " + std::to_string(version) +
-                " is not the version " + std::to_string(Manifest::kSchemaVersion) +
-                " this ktune reads; reconfigure the build to regenerate it");
+    throw Error(origin + ": manifest schema version " + std::to_string(version) + " is not the version " +
+                std::to_string(Manifest::kSchemaVersion) + " this ktune reads; reconfigure the build to regenerate it");
   m.kernel = identifier(member(doc, "kernel", origin, "the manifest"), origin, "the kernel name");
   m.source = text(member(doc, "source", origin, "the manifest"), origin, "\"source\"");
   m.entry = m.kernel;
@@ -176,7 +170,8 @@ CompileSettings read_compile(const json& doc, const std::string& origin) {
   c.nvcc = text(member(compile, "nvcc", origin, "compile"), origin, "compile.nvcc");
   c.arch = text(member(compile, "arch", origin, "compile"), origin, "compile.arch");
   // A manifest of one architecture may leave out the list and the PTX's: both are `arch`.
-  c.archs = compile.contains("archs") ? texts(compile["archs"], origin, "compile.archs") : std::vector<std::string>{c.arch};
+  c.archs =
+      compile.contains("archs") ? texts(compile["archs"], origin, "compile.archs") : std::vector<std::string>{c.arch};
   if (compile.contains("ptx_arch")) c.ptx_arch = text(compile["ptx_arch"], origin, "compile.ptx_arch");
   for (const auto& a : c.archs)
     if (!parse_cuda_arch(a))
@@ -202,7 +197,8 @@ void read_space(const json& doc, const std::string& origin, Manifest& m) {
     Parameter p{identifier(member(params[i], "name", origin, where.c_str()), origin, where + ".name"), {}};
     if (!names.insert(p.name).second) throw Error(origin + ": parameter " + shown(p.name) + " is listed twice");
     const json& values = member(params[i], "values", origin, where.c_str());
-    if (!values.is_array() || values.empty()) wrong_type(values, origin, where + ".values", "a non-empty list of integers");
+    if (!values.is_array() || values.empty())
+      wrong_type(values, origin, where + ".values", "a non-empty list of integers");
     for (const json& v : values) p.values.push_back(integer(v, origin, where + ".values entry"));
     m.spec.parameters.push_back(std::move(p));
   }
@@ -220,7 +216,8 @@ void read_space(const json& doc, const std::string& origin, Manifest& m) {
   m.product = count(member(doc, "product", origin, "the manifest"), origin, "\"product\"");
   if (doc.contains("max_points")) {
     const json& mp = doc["max_points"];
-    if (!mp.is_number_unsigned() || mp.get<uint64_t>() == 0) wrong_type(mp, origin, "\"max_points\"", "a positive integer");
+    if (!mp.is_number_unsigned() || mp.get<uint64_t>() == 0)
+      wrong_type(mp, origin, "\"max_points\"", "a positive integer");
     m.max_points = mp.get<uint64_t>();
   }
   if (doc.contains("defines")) {
@@ -228,7 +225,8 @@ void read_space(const json& doc, const std::string& origin, Manifest& m) {
     if (!defines.is_object()) wrong_type(defines, origin, "\"defines\"", "an object");
     for (const auto& [name, value] : defines.items()) {
       if (!is_name(name) || names.count(name))
-        throw Error(origin + ": \"defines\": " + shown(name) + " is not a C identifier or is a parameter" + kRegenerate);
+        throw Error(origin + ": \"defines\": " + shown(name) + " is not a C identifier or is a parameter" +
+                    kRegenerate);
       m.defines.emplace_back(name, integer(value, origin, "defines." + name));
     }
   }
@@ -236,7 +234,8 @@ void read_space(const json& doc, const std::string& origin, Manifest& m) {
     const json& grid = doc["t1_grid"];
     m.t1_spec = text(member(grid, "spec", origin, "\"t1_grid\""), origin, "t1_grid.spec");
     const json& ps = member(grid, "problem_size", origin, "\"t1_grid\"");
-    if (!ps.is_array() || ps.empty() || ps.size() > 3) wrong_type(ps, origin, "t1_grid.problem_size", "a list of 1 to 3 integers");
+    if (!ps.is_array() || ps.empty() || ps.size() > 3)
+      wrong_type(ps, origin, "t1_grid.problem_size", "a list of 1 to 3 integers");
     for (const json& v : ps) m.t1_problem_size.push_back(integer(v, origin, "t1_grid.problem_size entry"));
   }
 }
@@ -281,7 +280,8 @@ std::vector<std::vector<Assignment>> read_keys(const json& doc, const std::strin
     if (!k.is_object()) throw Error(origin + ": each of \"keys\" must be an object");
     std::vector<Assignment> key;
     for (const auto& [name, value] : k.items()) {
-      if (!is_name(name)) throw Error(origin + ": key dimension " + shown(name) + " is not a C identifier" + kRegenerate);
+      if (!is_name(name))
+        throw Error(origin + ": key dimension " + shown(name) + " is not a C identifier" + kRegenerate);
       key.emplace_back(name, integer(value, origin, "key dimension " + name));
     }
     keys.push_back(std::move(key));

@@ -49,12 +49,41 @@ bool reads_options_file(std::string_view name) { return one_of(name, {"optf", "o
 
 // What nvcc writes, where, and which kind of output (ktune: one cubin and its depfile).
 bool sets_output(std::string_view name) {
-  return one_of(name, {"o", "output-file", "odir", "output-directory", "keep-dir", "MF", "dependency-output", "MT",
-                       "dependency-target-name", "M", "generate-dependencies", "MM",
-                       "generate-nonsystem-dependencies", "MD", "generate-dependencies-with-compile", "MMD",
-                       "generate-nonsystem-dependencies-with-compile", "E", "preprocess", "c", "compile", "cubin",
-                       "ptx", "fatbin", "cuda", "dc", "device-c", "dw", "device-w", "dlink", "device-link", "lib",
-                       "link", "optix-ir", "ltoir"});
+  return one_of(name, {"o",
+                       "output-file",
+                       "odir",
+                       "output-directory",
+                       "keep-dir",
+                       "MF",
+                       "dependency-output",
+                       "MT",
+                       "dependency-target-name",
+                       "M",
+                       "generate-dependencies",
+                       "MM",
+                       "generate-nonsystem-dependencies",
+                       "MD",
+                       "generate-dependencies-with-compile",
+                       "MMD",
+                       "generate-nonsystem-dependencies-with-compile",
+                       "E",
+                       "preprocess",
+                       "c",
+                       "compile",
+                       "cubin",
+                       "ptx",
+                       "fatbin",
+                       "cuda",
+                       "dc",
+                       "device-c",
+                       "dw",
+                       "device-w",
+                       "dlink",
+                       "device-link",
+                       "lib",
+                       "link",
+                       "optix-ir",
+                       "ltoir"});
 }
 
 bool sets_architecture(std::string_view name) {
@@ -106,17 +135,21 @@ std::string refusal(const std::vector<std::string>& flags, std::size_t i, const 
     return "selects the host compiler, and no flag may choose which program a compile runs; drop it (nvcc's "
            "host compiler is chosen by the environment variable NVCC_CCBIN)";
   if (runs_program(name)) return "runs the compiled program, which ktune's compiles never do; drop it";
-  if (reads_options_file(name)) return "reads more flags from a file, which ktune cannot check; give the flags themselves";
+  if (reads_options_file(name))
+    return "reads more flags from a file, which ktune cannot check; give the flags themselves";
   if (sets_output(name))
-    return "sets what nvcc writes or where, which ktune sets for every config (a cubin and its dependency file); drop it";
-  if (sets_architecture(name)) return "sets the architecture, which ktune sets for every cubin; " + rules.architecture_fix;
+    return "sets what nvcc writes or where, which ktune sets for every config (a cubin and its dependency file); drop "
+           "it";
+  if (sets_architecture(name))
+    return "sets the architecture, which ktune sets for every cubin; " + rules.architecture_fix;
   if (name == "maxrregcount" && contains(rules.parameters, "maxnreg"))
     return "caps registers, which the parameter maxnreg sets for each config; drop it";
   const bool short_macro = !flag.starts_with("--") && (flag.starts_with("-D") || flag.starts_with("-U"));
   if (short_macro || one_of(name, {"define-macro", "undefine-macro"})) {
     for (const std::string& macro : macro_names(flags, i)) {
       if (contains(rules.parameters, macro))
-        return "sets the macro of parameter " + macro + ", which ktune sets to each config's value; drop it or "
+        return "sets the macro of parameter " + macro +
+               ", which ktune sets to each config's value; drop it or "
                "rename the parameter";
       if (contains(rules.macros, macro))
         return "sets the macro " + macro + ", which ktune defines for every config; drop it";

@@ -42,8 +42,8 @@ SearchChoice choose_search(const std::string& strategy, const std::string& budge
   c.seconds = seconds;
   const auto known = strategy_names();
   if (!strategy.empty() && strategy != "default" && std::find(known.begin(), known.end(), strategy) == known.end())
-    throw Error(origin.strategy + " '" + strategy + "' is not a search strategy; use one of " + strategy_choices_text() +
-                origin.unknown_strategy_hint);
+    throw Error(origin.strategy + " '" + strategy + "' is not a search strategy; use one of " +
+                strategy_choices_text() + origin.unknown_strategy_hint);
   if (!budget.empty()) c.evaluations = parse_budget(budget, size, origin.budget);
   const std::string size_text = std::to_string(size) + " valid configs";
   if (strategy.empty() && (c.evaluations || c.seconds)) {
@@ -59,7 +59,8 @@ SearchChoice choose_search(const std::string& strategy, const std::string& budge
             std::to_string(*c.evaluations) + " configs per key; name a STRATEGY or BUDGET to choose";
   } else if (strategy == "exhaustive" && !c.evaluations && !c.seconds && size > whole_limit) {
     throw Error("MAX_CONFIGS: exhaustive search of " + size_text + " compiles and measures every one, more than the " +
-                std::to_string(whole_limit) + " allowed; give a BUDGET (e.g. 2%), another STRATEGY, or raise MAX_CONFIGS "
+                std::to_string(whole_limit) +
+                " allowed; give a BUDGET (e.g. 2%), another STRATEGY, or raise MAX_CONFIGS "
                 "(per kernel) or -DKTUNE_MAX_CONFIGS=N");
   }
   return c;
@@ -74,8 +75,7 @@ std::size_t parse_budget(const std::string& text, std::size_t space_size, const 
   const bool percent = text.back() == '%';
   const std::string number = percent ? text.substr(0, text.size() - 1) : text;
   if (number.empty() || number.find_first_not_of("0123456789.") != std::string::npos ||
-      number.find('.') != number.rfind('.') ||
-      number.find_first_of("0123456789") == std::string::npos)
+      number.find('.') != number.rfind('.') || number.find_first_of("0123456789") == std::string::npos)
     throw bad("is not a number");
   if (!percent) {
     if (number.find('.') != std::string::npos) throw bad("is not a whole number");

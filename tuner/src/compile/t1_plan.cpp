@@ -98,12 +98,14 @@ std::string without_comments(const std::string& text) {
 std::string wrapper_source(const T1PlanRequest& r, const T1Plan& p, const json& doc) {
   json spec_part = doc["KernelSpecification"];
   spec_part.erase("ProblemSize");  // the problem size is the key, not the kernel's version
-  json settings = {{"kernel", spec_part}, {"atol", r.atol ? json(*r.atol) : json(nullptr)},
+  json settings = {{"kernel", spec_part},
+                   {"atol", r.atol ? json(*r.atol) : json(nullptr)},
                    {"rtol", r.rtol ? json(*r.rtol) : json(nullptr)}};
   const std::string kernel_text = read_file(p.source);
   std::string out = "// Written by `ktune tune --t1` from " + r.spec.filename().string() +
                     ": the kernel as Kernel Tuner compiles it.\n"
-                    "// spec digest " + digest(settings.dump()) + "\n";
+                    "// spec digest " +
+                    digest(settings.dump()) + "\n";
   // Kernel Tuner writes `constexpr int name = value;` for these: `#pragma unroll` does not
   // expand macros. Its value 0 removes the pragma; nvcc ignores `#pragma unroll 0`, with a warning.
   for (const auto& param : p.space.parameters)
@@ -159,11 +161,11 @@ std::vector<int64_t> parse_problem_size(const std::string& text, const std::stri
     } catch (const Error&) {
       v = 0;
     }
-    if (v < 1) throw Error(what + " \"" + text + "\": \"" + item + "\" is not a positive integer; write e.g. 4096,4096");
+    if (v < 1)
+      throw Error(what + " \"" + text + "\": \"" + item + "\" is not a positive integer; write e.g. 4096,4096");
     ps.push_back(v);
   }
-  if (ps.empty() || ps.size() > 3)
-    throw Error(what + " \"" + text + "\": give 1 to 3 sizes (x, y, z), e.g. 4096,4096");
+  if (ps.empty() || ps.size() > 3) throw Error(what + " \"" + text + "\": give 1 to 3 sizes (x, y, z), e.g. 4096,4096");
   return ps;
 }
 
@@ -175,9 +177,11 @@ std::vector<std::string> parameter_names(const T1Plan& p, const std::string& ori
   std::vector<std::string> names;
   for (std::size_t i = 0; i < p.space.parameters.size(); ++i) {
     const std::string& n = p.space.parameters[i].name;
-    const std::string field = origin + ": ConfigurationSpace.TuningParameters[" + std::to_string(i) + "].Name \"" + n + "\"";
+    const std::string field =
+        origin + ": ConfigurationSpace.TuningParameters[" + std::to_string(i) + "].Name \"" + n + "\"";
     if (!is_c_identifier(n))
-      throw Error(field + " is not a C identifier; parameters reach the kernel as macros (-D" + n + "=...), so rename it");
+      throw Error(field + " is not a C identifier; parameters reach the kernel as macros (-D" + n +
+                  "=...), so rename it");
     for (const char* reserved : {"grid_size_x", "grid_size_y", "grid_size_z", "kernel_tuner"})
       if (n == reserved)
         throw Error(field + " is not allowed, as in Kernel Tuner, which defines that macro itself; rename it");
@@ -189,7 +193,7 @@ std::vector<std::string> parameter_names(const T1Plan& p, const std::string& ori
 // CompilerOptions, then --flag: one rule with ktune_add_kernel's FLAGS. Kernel Tuner's own
 // macros are ktune's to define as well.
 void check_flags(const T1PlanRequest& r, const T1Plan& p, const std::vector<std::string>& names,
-                                       const std::string& origin) {
+                 const std::string& origin) {
   std::vector<std::string> flags = p.kernel.compiler_options;
   flags.insert(flags.end(), r.compile.flags.begin(), r.compile.flags.end());
   NvccFlagRules flag_rules{names, {}, "drop it and pass --arch to `ktune tune --t1`"};
@@ -225,8 +229,9 @@ void read_problem_sizes(const T1PlanRequest& r, const std::string& origin, T1Pla
     for (std::size_t i = 0; i < p.kernel.arguments.size(); ++i) {
       const T1Argument& a = p.kernel.arguments[i];
       if (a.vector)
-        t1_elements(a.size, p.space, ps, origin + ": KernelSpecification.Arguments[" + std::to_string(i) + "] (" +
-                                             a.name + ").Size, for the problem size " + key_text(t1_key(ps)));
+        t1_elements(a.size, p.space, ps,
+                    origin + ": KernelSpecification.Arguments[" + std::to_string(i) + "] (" + a.name +
+                        ").Size, for the problem size " + key_text(t1_key(ps)));
     }
 }
 
@@ -281,7 +286,8 @@ void check_launches(const T1Geometry& geometry, const Enumeration& valid, T1Plan
   const std::string kernel_text = read_file(p.source);
   p.grid_macros = without_comments(kernel_text).find("grid_size_") != std::string::npos;
   if (p.grid_macros && p.problem_sizes.size() > 1)
-    throw Error(p.source + " names grid_size_x/y/z, which Kernel Tuner defines from the problem size, so each "
+    throw Error(p.source +
+                " names grid_size_x/y/z, which Kernel Tuner defines from the problem size, so each "
                 "problem size needs its own cubins: tune one --problem-size per --out directory (or use gridDim "
                 "in the kernel)");
   geometry.check_local_size(p.reference);
@@ -342,7 +348,10 @@ void write_plan_files(const T1PlanRequest& r, const json& doc, T1Plan& p) {
   m.source = wrapper.string();
   write_file_if_changed(wrapper, wrapper_source(r, p, doc));
   write_file_if_changed(p.manifest_path, m.to_json().dump(1) + "\n");
-  T1Run run{fs::absolute(r.spec).lexically_normal().string(), p.manifest_path.string(), r.atol, r.rtol,
+  T1Run run{fs::absolute(r.spec).lexically_normal().string(),
+            p.manifest_path.string(),
+            r.atol,
+            r.rtol,
             r.save_arguments.empty() ? "" : fs::absolute(r.save_arguments).lexically_normal().string(),
             p.reference};
   write_file_if_changed(p.run_file, run.to_json().dump(1) + "\n");
@@ -399,9 +408,13 @@ ConfigDefines t1_grid_defines(const std::string& t1_spec, const SpaceSpec& spec,
 }
 
 json T1Run::to_json() const {
-  return {{"schema", "ktune.t1_run"}, {"spec", spec}, {"manifest", manifest},
-          {"atol", atol ? json(*atol) : json(nullptr)}, {"rtol", rtol ? json(*rtol) : json(nullptr)},
-          {"save_arguments", save_arguments}, {"reference", reference}};
+  return {{"schema", "ktune.t1_run"},
+          {"spec", spec},
+          {"manifest", manifest},
+          {"atol", atol ? json(*atol) : json(nullptr)},
+          {"rtol", rtol ? json(*rtol) : json(nullptr)},
+          {"save_arguments", save_arguments},
+          {"reference", reference}};
 }
 
 T1Run T1Run::from_json(const json& doc, const std::string& origin) {

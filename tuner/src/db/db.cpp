@@ -29,9 +29,8 @@ namespace {
 using Stamp = std::array<int64_t, 5>;
 
 Stamp stamp_of(const struct stat& st) {
-  return {static_cast<int64_t>(st.st_dev), static_cast<int64_t>(st.st_ino),
-          static_cast<int64_t>(st.st_size), static_cast<int64_t>(st.st_mtim.tv_sec),
-          static_cast<int64_t>(st.st_mtim.tv_nsec)};
+  return {static_cast<int64_t>(st.st_dev), static_cast<int64_t>(st.st_ino), static_cast<int64_t>(st.st_size),
+          static_cast<int64_t>(st.st_mtim.tv_sec), static_cast<int64_t>(st.st_mtim.tv_nsec)};
 }
 
 Stamp stamp_of(const fs::path& path) {
@@ -40,9 +39,7 @@ Stamp stamp_of(const fs::path& path) {
 }
 
 // Names from a hostile file can be megabytes long; messages stay one short line.
-std::string shown_name(const std::string& s) {
-  return "\"" + untrusted_json::printable(s, 40) + "\"";
-}
+std::string shown_name(const std::string& s) { return "\"" + untrusted_json::printable(s, 40) + "\""; }
 
 // Kernel names are C identifiers (ktune_add_kernel checks): they name files, targets and
 // namespaces. Anything else in a DB is damage.
@@ -134,32 +131,27 @@ class Normalizer {
     if (schema == raw.end() || !schema->is_string() || *schema != "ktune.db")
       throw Error("it is not a ktune DB (\"schema\" is not \"ktune.db\")");
     auto version = raw.find("schema_version");
-    if (version == raw.end() || !version->is_number_integer())
-      throw Error("it has no integer \"schema_version\"");
+    if (version == raw.end() || !version->is_number_integer()) throw Error("it has no integer \"schema_version\"");
     if (*version != Db::kSchemaVersion)
       throw Error("its schema_version " + version->dump() + " is not the version " +
                   std::to_string(Db::kSchemaVersion) + " this ktune reads");
     auto kernel = raw.find("kernel");
-    if (kernel == raw.end() || !kernel->is_string())
-      throw Error("it has no string \"kernel\"");
+    if (kernel == raw.end() || !kernel->is_string()) throw Error("it has no string \"kernel\"");
     if (!is_kernel_name(*kernel))
       throw Error("its \"kernel\" " + shown_name(kernel->get<std::string>()) +
                   " is not a kernel name (a C identifier)");
     if (*kernel != kernel_)
-      throw Error("it is the DB of kernel " + shown_name(kernel->get<std::string>()) +
-                  ", not " + shown_name(kernel_));
+      throw Error("it is the DB of kernel " + shown_name(kernel->get<std::string>()) + ", not " + shown_name(kernel_));
     auto fps = raw.find("fingerprints");
-    if (fps == raw.end() || !fps->is_object())
-      throw Error("it has no \"fingerprints\" object");
+    if (fps == raw.end() || !fps->is_object()) throw Error("it has no \"fingerprints\" object");
 
     json doc = empty_doc(kernel_);
     for (const auto& [digest, entry] : fps->items()) {
       const std::string where = "fingerprints." + shown_name(digest);
       try {
         json keys = fingerprint_entry(digest, entry, where);
-        doc["fingerprints"][digest] = {
-            {"fingerprint", Fingerprint::from_json(entry.at("fingerprint")).to_json()},
-            {"keys", std::move(keys)}};
+        doc["fingerprints"][digest] = {{"fingerprint", Fingerprint::from_json(entry.at("fingerprint")).to_json()},
+                                       {"keys", std::move(keys)}};
       } catch (const Error& e) {
         skip(where, e.what());
       } catch (const json::exception& e) {
@@ -174,19 +166,16 @@ class Normalizer {
 
   std::string summary(const fs::path& path) const {
     if (count_ == 0) return "";
-    return path.string() + ": skipped " + std::to_string(count_) + " malformed entr" +
-           (count_ == 1 ? "y" : "ies") + " (first: " + first_ +
-           "); those configs will be measured again";
+    return path.string() + ": skipped " + std::to_string(count_) + " malformed entr" + (count_ == 1 ? "y" : "ies") +
+           " (first: " + first_ + "); those configs will be measured again";
   }
 
  private:
-  json fingerprint_entry(const std::string& digest, const json& entry,
-                         const std::string& where) {
+  json fingerprint_entry(const std::string& digest, const json& entry, const std::string& where) {
     if (!entry.is_object()) throw Error("not an object");
     auto fp_json = entry.find("fingerprint");
     if (fp_json == entry.end()) throw Error("\"fingerprint\" is missing");
-    if (Fingerprint::from_json(*fp_json).digest() != digest)
-      throw Error("the digest does not match its fingerprint");
+    if (Fingerprint::from_json(*fp_json).digest() != digest) throw Error("the digest does not match its fingerprint");
     auto keys = entry.find("keys");
     if (keys == entry.end() || !keys->is_object()) throw Error("\"keys\" is not an object");
     json out = json::object();
@@ -202,12 +191,10 @@ class Normalizer {
           if (!rec.is_object()) throw Error("not an object");
           auto values = rec.find("values");
           auto m = rec.find("measurement");
-          if (values == rec.end() || m == rec.end())
-            throw Error("needs \"values\" and \"measurement\"");
+          if (values == rec.end() || m == rec.end()) throw Error("needs \"values\" and \"measurement\"");
           check_values(*values);
           check_id(id, *values);
-          kept[id] = {{"values", *values},
-                      {"measurement", Measurement::from_json(*m).to_json()}};
+          kept[id] = {{"values", *values}, {"measurement", Measurement::from_json(*m).to_json()}};
         } catch (const Error& e) {
           skip(key_where + "." + shown_name(id), e.what());
         }
@@ -235,8 +222,7 @@ Snapshot read_snapshot(const fs::path& path, const std::string* kernel) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     if (errno == ENOENT) return s;
-    throw Error(path.string() + ": cannot read the tuning DB (" + errno_text(errno) +
-                "); check its permissions");
+    throw Error(path.string() + ": cannot read the tuning DB (" + errno_text(errno) + "); check its permissions");
   }
   struct stat st {};
   std::string text;
@@ -300,8 +286,7 @@ std::string set_aside(const fs::path& path, const std::string& reason) {
   const std::string head = path.string() + ": not trusted, " + reason;
   if (::rename(path.c_str(), dest.c_str()) == 0)
     return head + "; moved it to " + dest.string() + " and started an empty DB";
-  return head + "; could not move it aside (" + errno_text(errno) +
-         "), so it is ignored and an empty DB is used";
+  return head + "; could not move it aside (" + errno_text(errno) + "), so it is ignored and an empty DB is used";
 }
 
 // Makes a rename durable; best effort, some file systems refuse.
@@ -398,8 +383,7 @@ std::string key_id(const std::map<std::string, int64_t>& key) {
 
 Db::Loaded Db::load_document(const std::filesystem::path& path) {
   Snapshot s = read_snapshot(path, nullptr);
-  if (!s.exists)
-    throw Error(path.string() + ": no such tuning DB; check the path");
+  if (!s.exists) throw Error(path.string() + ": no such tuning DB; check the path");
   if (!s.corrupt.empty()) throw Error(path.string() + ": not a usable tuning DB: " + s.corrupt);
   return {std::move(s.doc), s.skipped_count, std::move(s.first_skipped), std::move(s.skipped)};
 }
@@ -434,12 +418,10 @@ void Db::reload() {
   stamp_ = s.exists && s.corrupt.empty() ? s.stamp : Stamp{};
 }
 
-std::optional<Measurement> Db::find(const Fingerprint& fp, const std::string& key,
-                                    const std::string& config_id) const {
+std::optional<Measurement> Db::find(const Fingerprint& fp, const std::string& key, const std::string& config_id) const {
   const json* node = &doc_;
-  for (const std::string& step : {std::string("fingerprints"), fp.digest(),
-                                  std::string("keys"), key, config_id,
-                                  std::string("measurement")}) {
+  for (const std::string& step :
+       {std::string("fingerprints"), fp.digest(), std::string("keys"), key, config_id, std::string("measurement")}) {
     if (!node->is_object()) return std::nullopt;
     auto it = node->find(step);
     if (it == node->end()) return std::nullopt;
@@ -452,8 +434,8 @@ std::optional<Measurement> Db::find(const Fingerprint& fp, const std::string& ke
   }
 }
 
-void Db::record(const Fingerprint& fp, const std::string& key, const std::string& config_id,
-                const json& values, const Measurement& m) {
+void Db::record(const Fingerprint& fp, const std::string& key, const std::string& config_id, const json& values,
+                const Measurement& m) {
   record_many({DbRecord{fp, key, config_id, values, m}});
 }
 
@@ -477,9 +459,12 @@ void Db::record_many(const std::vector<DbRecord>& records) {
     try {
       check_values(r.values);
       check_id(r.config_id, r.values);
-      prepared.push_back({r.fp.digest(), Fingerprint::from_json(r.fp.to_json()).to_json(), &r.key, &r.config_id,
-                          {{"values", r.values},
-                           {"measurement", Measurement::from_json(r.measurement.to_json()).to_json()}}});
+      prepared.push_back(
+          {r.fp.digest(),
+           Fingerprint::from_json(r.fp.to_json()).to_json(),
+           &r.key,
+           &r.config_id,
+           {{"values", r.values}, {"measurement", Measurement::from_json(r.measurement.to_json()).to_json()}}});
     } catch (const Error& e) {
       throw Error(path_.string() + ": cannot record config " + shown_name(r.config_id) + " on key " +
                   shown_name(r.key) + ": " + e.what() + "; the DB on disk is unchanged");
@@ -490,13 +475,11 @@ void Db::record_many(const std::vector<DbRecord>& records) {
     std::error_code ec;
     fs::create_directories(path_.parent_path(), ec);
     if (ec)
-      throw Error(path_.string() + ": cannot create its directory (" + ec.message() +
-                  "); the DB on disk is unchanged");
+      throw Error(path_.string() + ": cannot create its directory (" + ec.message() + "); the DB on disk is unchanged");
   }
   const fs::path lock_path = with_suffix(path_, ".lock");
   LockFile lock(lock_path);
-  if (!lock.opened())
-    write_failed(path_, "creating the lock file " + lock_path.string(), lock.open_error());
+  if (!lock.opened()) write_failed(path_, "creating the lock file " + lock_path.string(), lock.open_error());
   if (!lock.acquire(LOCK_EX)) write_failed(path_, "locking " + lock_path.string(), errno);
 
   // Another tuner may have written since this one last looked: merge into its file.
@@ -541,8 +524,10 @@ void Db::record_many(const std::vector<DbRecord>& records) {
     for (auto u = undo.rbegin(); u != undo.rend(); ++u) {
       json& keys = fps[u->p->digest]["keys"];
       json& configs = keys[*u->p->key];
-      if (u->previous) configs[*u->p->id] = std::move(*u->previous);
-      else configs.erase(*u->p->id);
+      if (u->previous)
+        configs[*u->p->id] = std::move(*u->previous);
+      else
+        configs.erase(*u->p->id);
       if (!u->had_key) keys.erase(*u->p->key);
       if (!u->had_fp) fps.erase(u->p->digest);
       lines_.erase(line_key(u->p->digest, *u->p->key, *u->p->id));
@@ -568,20 +553,16 @@ void Db::sync() {
 
 Db::~Db() { sync(); }
 
-std::string Db::line_key(const std::string& digest, const std::string& key,
-                         const std::string& config_id) {
+std::string Db::line_key(const std::string& digest, const std::string& key, const std::string& config_id) {
   // Length-prefixed, so that no choice of names makes two tuples collide.
-  return std::to_string(digest.size()) + ':' + digest + std::to_string(key.size()) + ':' + key +
-         config_id;
+  return std::to_string(digest.size()) + ':' + digest + std::to_string(key.size()) + ':' + key + config_id;
 }
 
 // The file's text: one line per config, so that a DB kept in git diffs by config. Each
 // config's line is made once and kept; writing after every config then costs a copy of
 // the text, not a new serialisation of everything measured so far.
 std::string Db::render() {
-  auto quoted = [](const std::string& s) {
-    return json(s).dump(-1, ' ', false, json::error_handler_t::replace);
-  };
+  auto quoted = [](const std::string& s) { return json(s).dump(-1, ' ', false, json::error_handler_t::replace); };
   std::string out;
   out.reserve(rendered_size_ + 4096);
   out += "{\n \"schema\": \"ktune.db\",\n \"schema_version\": " + std::to_string(kSchemaVersion) +
@@ -590,8 +571,8 @@ std::string Db::render() {
   for (const auto& [digest, slot] : doc_["fingerprints"].items()) {
     out += fp_sep;
     fp_sep = ",\n";
-    out += "  " + quoted(digest) + ": {\n   \"fingerprint\": " +
-           slot.at("fingerprint").dump(-1, ' ', false, json::error_handler_t::replace) +
+    out += "  " + quoted(digest) +
+           ": {\n   \"fingerprint\": " + slot.at("fingerprint").dump(-1, ' ', false, json::error_handler_t::replace) +
            ",\n   \"keys\": {";
     const char* key_sep = "\n";
     for (const auto& [key, configs] : slot.at("keys").items()) {
@@ -603,9 +584,7 @@ std::string Db::render() {
         out += config_sep;
         config_sep = ",\n";
         auto [line, made] = lines_.try_emplace(line_key(digest, key, id));
-        if (made)
-          line->second = "     " + quoted(id) + ": " +
-                         rec.dump(-1, ' ', false, json::error_handler_t::replace);
+        if (made) line->second = "     " + quoted(id) + ": " + rec.dump(-1, ' ', false, json::error_handler_t::replace);
         out += line->second;
       }
       out += "\n    }";

@@ -38,8 +38,7 @@ std::optional<std::string> read_bytes(const fs::path& path) {
     if (!ec) data.reserve(size);
     data.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   }
-  if (!in && !in.eof())
-    throw Error(path.string() + ": cannot read it to hash the kernel; check its permissions");
+  if (!in && !in.eof()) throw Error(path.string() + ": cannot read it to hash the kernel; check its permissions");
   return data;
 }
 
@@ -47,8 +46,7 @@ std::optional<std::string> read_bytes(const fs::path& path) {
 // target; parse each distinct list once.
 std::string_view after_first_rule_colon(std::string_view text) {
   for (std::size_t i = 0; i < text.size(); ++i)
-    if (text[i] == ':' && (i + 1 == text.size() || std::isspace(uint8_t(text[i + 1]))))
-      return text.substr(i + 1);
+    if (text[i] == ':' && (i + 1 == text.size() || std::isspace(uint8_t(text[i + 1])))) return text.substr(i + 1);
   return text;
 }
 
@@ -106,15 +104,12 @@ std::string kernel_hash(const std::string& manifest_path, const std::string& arc
   try {
     m = Manifest::from_json(read_json_file(manifest_file), manifest_path);
   } catch (const json::exception& e) {  // what read_json_file lets through, e.g. 1e999
-    throw Error(manifest_path + ": not a readable manifest (" + e.what() +
-                "); reconfigure the build to regenerate it");
+    throw Error(manifest_path + ": not a readable manifest (" + e.what() + "); reconfigure the build to regenerate it");
   }
   const fs::path dir = manifest_file.parent_path();
   // nvcc writes absolute paths for an absolute source; anything else is taken as
   // relative to the manifest.
-  auto resolve = [&](const std::string& p) {
-    return fs::path(p).is_absolute() ? fs::path(p) : dir / p;
-  };
+  auto resolve = [&](const std::string& p) { return fs::path(p).is_absolute() ? fs::path(p) : dir / p; };
 
   // Where the tree lives is no input of a measurement: the hash covers contents, not paths,
   // so a DB tuned in one checkout (or shipped in the project) matches another. Headers of

@@ -42,12 +42,9 @@ using MergeFilePlan = std::map<std::string, MergeFingerprint>;
 std::vector<fs::path> merge_json_files_in(const fs::path& dir) {
   std::vector<fs::path> found;
   std::error_code ec;
-  for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator();
-       it.increment(ec))
+  for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec))
     if (it->path().extension() == ".json" && it->is_regular_file()) found.push_back(it->path());
-  if (ec)
-    throw Error(dir.string() + ": cannot list the directory (" + ec.message() +
-                "); check its permissions");
+  if (ec) throw Error(dir.string() + ": cannot list the directory (" + ec.message() + "); check its permissions");
   std::sort(found.begin(), found.end());
   return found;
 }
@@ -55,16 +52,14 @@ std::vector<fs::path> merge_json_files_in(const fs::path& dir) {
 // The document of the DB file at `path`, which must be of kernel `kernel` (the file's own
 // when `kernel` is empty; `kernel_from` is where it was read): else Error naming both and
 // `fix`. Malformed entries are an error too: a merge must not drop measurements quietly.
-json merge_load_checked(const fs::path& path, std::string& kernel, const fs::path& kernel_from,
-                        const char* fix) {
+json merge_load_checked(const fs::path& path, std::string& kernel, const fs::path& kernel_from, const char* fix) {
   Db::Loaded loaded = Db::load_document(path);
   const std::string own = loaded.document.at("kernel").get<std::string>();
   if (kernel.empty()) {
     kernel = own;
   } else if (own != kernel) {
     throw Error(path.string() + ": it is the DB of kernel " + merge_shown_kernel(own) + ", but " +
-                kernel_from.string() + " is the DB of kernel " + merge_shown_kernel(kernel) +
-                "; " + fix);
+                kernel_from.string() + " is the DB of kernel " + merge_shown_kernel(kernel) + "; " + fix);
   }
   if (loaded.skipped > 0)
     throw Error(path.string() + ": " + std::to_string(loaded.skipped) + " malformed entr" +
@@ -115,13 +110,15 @@ std::vector<fs::path> merge_input_files(const std::vector<fs::path>& inputs) {
     } else if (fs::is_directory(st)) {
       const std::vector<fs::path> found = merge_json_files_in(input);
       if (found.empty())
-        throw Error(input.string() + ": a directory without *.json DB files; give DB files "
+        throw Error(input.string() +
+                    ": a directory without *.json DB files; give DB files "
                     "(<GPU model>.json) or directories that hold them");
       files.insert(files.end(), found.begin(), found.end());
     } else if (fs::exists(st)) {
       throw Error(input.string() + ": neither a DB file nor a directory of them");
     } else {
-      throw Error(input.string() + ": no such file or directory; give DB files "
+      throw Error(input.string() +
+                  ": no such file or directory; give DB files "
                   "(<GPU model>.json) or directories that hold them");
     }
   }
@@ -137,8 +134,7 @@ MergeReport merge_dbs(const fs::path& into, const std::vector<fs::path>& inputs)
   const std::vector<fs::path> files = merge_input_files(inputs);
   std::map<std::string, MergeFilePlan> plan;
   for (const fs::path& file : files)
-    merge_plan_add(plan, merge_load_checked(file, report.kernel, files.front(),
-                                            "merge one kernel's DBs at a time"));
+    merge_plan_add(plan, merge_load_checked(file, report.kernel, files.front(), "merge one kernel's DBs at a time"));
 
   // The destination's files are Db's to load; Db would set aside one of another kernel or
   // a corrupt one, and nothing but an error should come of that in a merge.
@@ -147,8 +143,7 @@ MergeReport merge_dbs(const fs::path& into, const std::vector<fs::path>& inputs)
   if (fs::exists(into_status) && !fs::is_directory(into_status))
     throw Error(into.string() + ": --into must be a directory (the kernel's DB directory)");
   if (fs::is_directory(into_status)) {
-    const std::string fix = "merge into the DB directory of one kernel (<KTUNE_DB_DIR>/" +
-                            report.kernel + ")";
+    const std::string fix = "merge into the DB directory of one kernel (<KTUNE_DB_DIR>/" + report.kernel + ")";
     for (const fs::path& existing : merge_json_files_in(into))
       merge_load_checked(existing, report.kernel, files.front(), fix.c_str());
   }
@@ -176,7 +171,8 @@ MergeReport merge_dbs(const fs::path& into, const std::vector<fs::path>& inputs)
     try {
       db.record_many(records);  // one write per destination file
     } catch (const Error& e) {
-      throw Error(std::string(e.what()) + ". Files merged before this one are in place; the "
+      throw Error(std::string(e.what()) +
+                  ". Files merged before this one are in place; the "
                   "same merge run again completes it");
     }
     counts.keys = keys.size();
@@ -188,18 +184,15 @@ std::string MergeReport::text() const {
   if (files.empty()) return "nothing to merge: the inputs hold no measurements\n";
   std::string out;
   for (const auto& [name, c] : files)
-    out += name + ": " + std::to_string(c.added) + " added, " + std::to_string(c.replaced) +
-           " replaced, " + std::to_string(c.kept) + " kept (" + std::to_string(c.keys) +
-           (c.keys == 1 ? " key)\n" : " keys)\n");
+    out += name + ": " + std::to_string(c.added) + " added, " + std::to_string(c.replaced) + " replaced, " +
+           std::to_string(c.kept) + " kept (" + std::to_string(c.keys) + (c.keys == 1 ? " key)\n" : " keys)\n");
   return out;
 }
 
 json MergeReport::to_json() const {
-  json out = {{"kernel", kernel}, {"into", into.string()}, {"files", json::object()},
-              {"warnings", warnings}};
+  json out = {{"kernel", kernel}, {"into", into.string()}, {"files", json::object()}, {"warnings", warnings}};
   for (const auto& [name, c] : files)
-    out["files"][name] = {
-        {"added", c.added}, {"replaced", c.replaced}, {"kept", c.kept}, {"keys", c.keys}};
+    out["files"][name] = {{"added", c.added}, {"replaced", c.replaced}, {"kept", c.kept}, {"keys", c.keys}};
   return out;
 }
 

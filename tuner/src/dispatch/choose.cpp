@@ -13,13 +13,20 @@ namespace ktune {
 
 const char* to_string(Rule r) {
   switch (r) {
-    case Rule::Exact: return "exact";
-    case Rule::NearestKey: return "nearest-key";
-    case Rule::SameArch: return "same-arch";
-    case Rule::SameMajor: return "same-major";
-    case Rule::CommonBest: return "common-best";
-    case Rule::Default: return "default";
-    case Rule::Online: return "online";
+    case Rule::Exact:
+      return "exact";
+    case Rule::NearestKey:
+      return "nearest-key";
+    case Rule::SameArch:
+      return "same-arch";
+    case Rule::SameMajor:
+      return "same-major";
+    case Rule::CommonBest:
+      return "common-best";
+    case Rule::Default:
+      return "default";
+    case Rule::Online:
+      return "online";
   }
   return "?";
 }
@@ -112,7 +119,7 @@ std::vector<Candidate> candidate_tables(const BakedKernel& k, const GpuInfo& gpu
     const int group = model ? 0 : minor_gap == 0 ? 1 : 2;
     const int minor_order = minor_gap <= 0 ? -minor_gap : 100 + minor_gap;
     const bool memory_known = g.memory_bytes != 0 && gpu.memory_bytes != 0;
-    const uint64_t memory_gap = !memory_known                  ? std::numeric_limits<uint64_t>::max()
+    const uint64_t memory_gap = !memory_known                       ? std::numeric_limits<uint64_t>::max()
                                 : g.memory_bytes > gpu.memory_bytes ? g.memory_bytes - gpu.memory_bytes
                                                                     : gpu.memory_bytes - g.memory_bytes;
     const Candidate c = group == 0   ? Candidate{&g, Rule::Exact, Rule::NearestKey}
@@ -129,8 +136,8 @@ std::vector<Candidate> candidate_tables(const BakedKernel& k, const GpuInfo& gpu
 std::string nothing_runs_message(const BakedKernel& k, const GpuInfo& gpu, const ChooseOptions& options) {
   std::string cubins;
   for (const BakedArch& a : k.cubin_archs) cubins += (cubins.empty() ? "sm_" : ", sm_") + arch_text(a);
-  std::string s = std::string(k.name) + ": nothing baked runs on " + gpu.name + " (sm_" +
-                  std::to_string(gpu.cc_major) + std::to_string(gpu.cc_minor) + "): cubins are for " +
+  std::string s = std::string(k.name) + ": nothing baked runs on " + gpu.name + " (sm_" + std::to_string(gpu.cc_major) +
+                  std::to_string(gpu.cc_minor) + "): cubins are for " +
                   (cubins.empty() ? std::string("no architecture") : cubins) + ", the DEFAULT's PTX " +
                   (k.ptx_arch.major ? "for compute_" + arch_text(k.ptx_arch) : std::string("was not built"));
   if (!options.use_cubins) s += " (cubins are off: KTUNE_NO_CUBINS)";
@@ -139,13 +146,12 @@ std::string nothing_runs_message(const BakedKernel& k, const GpuInfo& gpu, const
 
 }  // namespace
 
-Choice choose(const BakedKernel& k, const GpuInfo& gpu, std::span<const int64_t> key,
-              const ChooseOptions& options) {
+Choice choose(const BakedKernel& k, const GpuInfo& gpu, std::span<const int64_t> key, const ChooseOptions& options) {
   if (key.size() != k.key_dims.size()) {
     std::string dims;
     for (const char* d : k.key_dims) dims += (dims.empty() ? "" : ", ") + std::string(d);
-    throw Error(std::string(k.name) + ": a key of " + std::to_string(key.size()) +
-                " values, but its keys have " + std::to_string(k.key_dims.size()) + " (" + dims + ")");
+    throw Error(std::string(k.name) + ": a key of " + std::to_string(key.size()) + " values, but its keys have " +
+                std::to_string(k.key_dims.size()) + " (" + dims + ")");
   }
   const auto config_count = static_cast<int32_t>(k.configs.size());
   auto valid = [&](int32_t i) { return i >= 0 && i < config_count; };

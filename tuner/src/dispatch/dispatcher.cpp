@@ -127,8 +127,7 @@ CUfunction load_function(const Driver& d, const BakedKernel& k, int32_t index, I
 
 using namespace dispatch_detail;
 
-void Dispatcher::resolve_to(const Driver& d, Context& context, int32_t index, ImageKind image,
-                            Resolved& r) const {
+void Dispatcher::resolve_to(const Driver& d, Context& context, int32_t index, ImageKind image, Resolved& r) const {
   const BakedKernel& k = kernel_;
   auto& fn = context.functions[{index, image}];
   if (!fn) {
@@ -165,8 +164,7 @@ const Dispatcher::Resolved& Dispatcher::resolve(std::span<const int64_t> key) {
   if (fast)
     for (const FastEntry& e : fast_cache)
       if (e.serial == serial_ && e.context == ctx_id && e.dims == key.size() &&
-          std::equal(key.begin(), key.end(), e.key) &&
-          !e.resolved->online_pending.load(std::memory_order_acquire))
+          std::equal(key.begin(), key.end(), e.key) && !e.resolved->online_pending.load(std::memory_order_acquire))
         return *e.resolved;
 
   std::lock_guard lock(state_->mutex);

@@ -78,7 +78,8 @@ void Dispatcher::launch_online(std::span<const int64_t> key, const LaunchTemplat
       d.check(d.cuEventRecord(start, stream), "recording an event");
       run(candidate, l, stream);
       d.check(d.cuEventRecord(stop, stream), "recording an event");
-      d.check(d.cuEventSynchronize(stop), std::string(kernel_.name) + ": online tuning of " + describe_config(kernel_, index));
+      d.check(d.cuEventSynchronize(stop),
+              std::string(kernel_.name) + ": online tuning of " + describe_config(kernel_, index));
       float ms = 0;
       d.check(d.cuEventElapsedTime(&ms, start, stop), "reading an event timer");
       times.push_back(ms);

@@ -13,10 +13,8 @@ namespace ktune {
 namespace {
 
 std::string default_path() {
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
-    return std::string(xdg) + "/ktune/online.tsv";
-  if (const char* home = std::getenv("HOME"); home && *home)
-    return std::string(home) + "/.cache/ktune/online.tsv";
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return std::string(xdg) + "/ktune/online.tsv";
+  if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/ktune/online.tsv";
   return "ktune-online.tsv";
 }
 
@@ -41,8 +39,8 @@ OnlineCache::OnlineCache(std::string path) : path_(path.empty() ? default_path()
     if (in.eof()) break;  // no newline: a line cut short, its id perhaps too
     std::istringstream fields(line);
     std::string kernel, gpu, key, id;
-    if (std::getline(fields, kernel, '\t') && std::getline(fields, gpu, '\t') &&
-        std::getline(fields, key, '\t') && std::getline(fields, id) && !id.empty() && storable(id))
+    if (std::getline(fields, kernel, '\t') && std::getline(fields, gpu, '\t') && std::getline(fields, key, '\t') &&
+        std::getline(fields, id) && !id.empty() && storable(id))
       choices_[{kernel, gpu, key}] = id;
   }
 }
@@ -54,8 +52,8 @@ std::optional<std::string> OnlineCache::find(const std::string& kernel, const st
   return it->second;
 }
 
-void OnlineCache::store(const std::string& kernel, const std::string& gpu,
-                        std::span<const int64_t> key, const std::string& config_id) {
+void OnlineCache::store(const std::string& kernel, const std::string& gpu, std::span<const int64_t> key,
+                        const std::string& config_id) {
   if (!storable(kernel) || !storable(gpu) || !storable(config_id)) return;
   choices_[{kernel, gpu, key_text(key)}] = config_id;
   std::error_code ec;
@@ -68,8 +66,8 @@ void OnlineCache::store(const std::string& kernel, const std::string& gpu,
   // a tab first, which no stored id holds, so that it never reads as a choice.
   struct stat st {};
   char last = '\n';
-  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
-      ::pread(fd, &last, 1, st.st_size - 1) == 1 && last != '\n')
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && ::pread(fd, &last, 1, st.st_size - 1) == 1 &&
+      last != '\n')
     line.insert(0, "\t\n");
   [[maybe_unused]] ssize_t n = ::write(fd, line.data(), line.size());
   ::close(fd);

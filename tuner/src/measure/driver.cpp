@@ -14,8 +14,7 @@ Driver* load(std::string& why) {
     why = "no CUDA driver (libcuda.so.1 not found)";
     return nullptr;
   }
-  using GetProc = CUresult (*)(const char*, void**, int, cuuint64_t,
-                               CUdriverProcAddressQueryResult*);
+  using GetProc = CUresult (*)(const char*, void**, int, cuuint64_t, CUdriverProcAddressQueryResult*);
   auto get_proc = reinterpret_cast<GetProc>(dlsym(lib, "cuGetProcAddress_v2"));
   if (!get_proc) {
     why = "the CUDA driver is older than CUDA 12 (no cuGetProcAddress_v2)";
@@ -24,20 +23,18 @@ Driver* load(std::string& why) {
   static Driver d;
   bool ok = true;
   // Each entry point at the ABI version its declaration in cuda.h has.
-#define KTUNE_DRIVER_LOAD(name, version)                                              \
-  static_assert(std::is_same_v<decltype(&::name), PFN_##name##_v##version>,           \
-                #name ": the pinned version is not the ABI cuda.h declares");         \
-  {                                                                                   \
-    void* p = nullptr;                                                                \
-    CUdriverProcAddressQueryResult found{};                                           \
-    if (get_proc(#name, &p, version, CU_GET_PROC_ADDRESS_DEFAULT, &found) !=          \
-            CUDA_SUCCESS ||                                                           \
-        !p) {                                                                         \
-      why = std::string("the CUDA driver lacks ") + #name;                            \
-      ok = false;                                                                     \
-    } else {                                                                          \
-      d.name = reinterpret_cast<decltype(d.name)>(p);                                 \
-    }                                                                                 \
+#define KTUNE_DRIVER_LOAD(name, version)                                                           \
+  static_assert(std::is_same_v<decltype(&::name), PFN_##name##_v##version>,                        \
+                #name ": the pinned version is not the ABI cuda.h declares");                      \
+  {                                                                                                \
+    void* p = nullptr;                                                                             \
+    CUdriverProcAddressQueryResult found{};                                                        \
+    if (get_proc(#name, &p, version, CU_GET_PROC_ADDRESS_DEFAULT, &found) != CUDA_SUCCESS || !p) { \
+      why = std::string("the CUDA driver lacks ") + #name;                                         \
+      ok = false;                                                                                  \
+    } else {                                                                                       \
+      d.name = reinterpret_cast<decltype(d.name)>(p);                                              \
+    }                                                                                              \
   }
   KTUNE_DRIVER_FUNCTIONS(KTUNE_DRIVER_LOAD)
 #undef KTUNE_DRIVER_LOAD

@@ -44,8 +44,7 @@ GpuIdentity GpuIdentity::from_json(const json& j) {
   // The driver reports at most 255 bytes; a longer name is damage, or a file made to bloat
   // the baked tables (each GPU's name is a string literal there).
   if (g.name.size() > 255)
-    throw Error("gpu: \"name\" is " + std::to_string(g.name.size()) +
-                " bytes long; a GPU's name has at most 255");
+    throw Error("gpu: \"name\" is " + std::to_string(g.name.size()) + " bytes long; a GPU's name has at most 255");
   g.cc_major = int_field(j, "cc_major", where);
   g.cc_minor = int_field(j, "cc_minor", where);
   g.sm_count = int_field(j, "sm_count", where);
@@ -60,8 +59,10 @@ std::string GpuIdentity::model_slug() const {
   std::string slug;
   for (char c : name) {
     auto u = static_cast<unsigned char>(c);
-    if (u < 128 && std::isalnum(u)) slug += c;
-    else if (!slug.empty() && slug.back() != '_') slug += '_';
+    if (u < 128 && std::isalnum(u))
+      slug += c;
+    else if (!slug.empty() && slug.back() != '_')
+      slug += '_';
   }
   while (!slug.empty() && slug.back() == '_') slug.pop_back();
   // A name of symbols only still needs a file name.

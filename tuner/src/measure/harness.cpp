@@ -27,8 +27,7 @@ int64_t Harness::key(const std::string& name) const {
 }
 
 void parallel_for(std::size_t n, const std::function<void(std::size_t, std::size_t)>& body) {
-  const std::size_t threads =
-      std::min<std::size_t>(n, std::max(1u, std::thread::hardware_concurrency()));
+  const std::size_t threads = std::min<std::size_t>(n, std::max(1u, std::thread::hardware_concurrency()));
   if (threads <= 1) {
     if (n) body(0, n);
     return;
@@ -65,19 +64,18 @@ void fill_values(std::span<T> out, const Fill& f) {
     }
     case Fill::Kind::Data:
       if (!f.data || f.data->size() != out.size_bytes())
-        throw Error("fill::data gives " + std::to_string(f.data ? f.data->size() : 0) +
-                    " bytes for a buffer of " + std::to_string(out.size_bytes()) +
-                    "; give exactly one value per element");
+        throw Error("fill::data gives " + std::to_string(f.data ? f.data->size() : 0) + " bytes for a buffer of " +
+                    std::to_string(out.size_bytes()) + "; give exactly one value per element");
       std::memcpy(out.data(), f.data->data(), out.size_bytes());
       return;
   }
 }
 
-#define KTUNE_HARNESS_TYPE(T, name)                         \
+#define KTUNE_HARNESS_TYPE(T, name)                        \
   template void fill_values<T>(std::span<T>, const Fill&); \
-  template <>                                               \
-  std::string type_name<T>() {                              \
-    return name;                                            \
+  template <>                                              \
+  std::string type_name<T>() {                             \
+    return name;                                           \
   }
 KTUNE_HARNESS_TYPE(float, "float")
 KTUNE_HARNESS_TYPE(double, "double")

@@ -17,9 +17,9 @@ namespace {
 
 std::size_t ptx_type_bytes(std::string_view type) {
   static const std::map<std::string_view, std::size_t> sizes = {
-      {".u8", 1},  {".s8", 1},  {".b8", 1},  {".u16", 2}, {".s16", 2}, {".b16", 2},  {".f16", 2},
-      {".bf16", 2}, {".u32", 4}, {".s32", 4}, {".b32", 4}, {".f32", 4}, {".f16x2", 4}, {".u64", 8},
-      {".s64", 8}, {".b64", 8}, {".f64", 8}};
+      {".u8", 1},    {".s8", 1},   {".b8", 1},  {".u16", 2}, {".s16", 2}, {".b16", 2},
+      {".f16", 2},   {".bf16", 2}, {".u32", 4}, {".s32", 4}, {".b32", 4}, {".f32", 4},
+      {".f16x2", 4}, {".u64", 8},  {".s64", 8}, {".b64", 8}, {".f64", 8}};
   auto it = sizes.find(type);
   return it == sizes.end() ? 0 : it->second;
 }
@@ -68,15 +68,19 @@ std::vector<std::string> launch_problems(const Launch& l, const std::optional<st
   };
   if (l.block.x == 0 || l.block.y == 0 || l.block.z == 0 || l.block.x > 1024 || l.block.y > 1024 || l.block.z > 64 ||
       l.block.count() > 1024)
-    out.push_back("block " + dims(l.block) + " is not a CUDA block: each size at least 1, x and y at most 1024, "
+    out.push_back("block " + dims(l.block) +
+                  " is not a CUDA block: each size at least 1, x and y at most 1024, "
                   "z at most 64, at most 1024 threads");
   if (l.grid.x == 0 || l.grid.y == 0 || l.grid.z == 0 || l.grid.x > 2147483647u || l.grid.y > 65535 || l.grid.z > 65535)
-    out.push_back("grid " + dims(l.grid) + " is not a CUDA grid: each size at least 1, x at most 2^31-1, "
+    out.push_back("grid " + dims(l.grid) +
+                  " is not a CUDA grid: each size at least 1, x at most 2^31-1, "
                   "y and z at most 65535");
   constexpr uint32_t kMostSharedBytes = 227 * 1024;  // sm_90's opt-in maximum, the largest of any GPU so far
   if (l.shared_bytes > kMostSharedBytes)
-    out.push_back(std::to_string(l.shared_bytes) + " bytes of dynamic shared memory: more than any GPU has for a "
-                  "block (" + std::to_string(kMostSharedBytes) + ")");
+    out.push_back(std::to_string(l.shared_bytes) +
+                  " bytes of dynamic shared memory: more than any GPU has for a "
+                  "block (" +
+                  std::to_string(kMostSharedBytes) + ")");
   if (params) {
     if (l.args.count() != params->size()) {
       out.push_back(std::to_string(l.args.count()) + " kernel arguments, but the kernel takes " +
@@ -192,7 +196,8 @@ std::string check_launches(const LaunchCheckRequest& r, void (*harness)(Harness&
     throw Error(text);
   }
   return m.kernel + ": launch template checked on the host: " + std::to_string(todo.size()) + " key" +
-         (todo.size() > 1 ? "s" : "") + ", " + std::to_string(launches) + (launches > 1 ? " launches" : " launch") + " (the DEFAULT and the baked configs); " +
+         (todo.size() > 1 ? "s" : "") + ", " + std::to_string(launches) + (launches > 1 ? " launches" : " launch") +
+         " (the DEFAULT and the baked configs); " +
          (params ? "arguments match the kernel's " + std::to_string(params->size()) + " parameters"
                  : std::string("the kernel's parameters not found in the PTX, arguments not checked"));
 }

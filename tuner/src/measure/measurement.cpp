@@ -70,8 +70,7 @@ Status status_from_string(const std::string& s) {
   for (const auto& [status, name] : kStatusNames)
     if (s == name) return status;
   std::string names;
-  for (const auto& entry : kStatusNames)
-    names += (names.empty() ? "" : ", ") + std::string(entry.second);
+  for (const auto& entry : kStatusNames) names += (names.empty() ? "" : ", ") + std::string(entry.second);
   throw Error("measurement: unknown status \"" + s + "\"; expected one of " + names);
 }
 
@@ -107,8 +106,7 @@ Measurement Measurement::from_json(const json& j) {
     if (!samples->is_array()) bad("samples_ms", "must be a list of numbers", *samples);
     m.samples_ms.reserve(samples->size());
     for (std::size_t i = 0; i < samples->size(); ++i)
-      m.samples_ms.push_back(
-          non_negative((*samples)[i], "samples_ms[" + std::to_string(i) + "]"));
+      m.samples_ms.push_back(non_negative((*samples)[i], "samples_ms[" + std::to_string(i) + "]"));
   }
   if (const json* v = member(j, "median_ms")) m.median_ms = non_negative(*v, "median_ms");
   if (const json* v = member(j, "abandoned")) {
@@ -116,18 +114,15 @@ Measurement Measurement::from_json(const json& j) {
     m.abandoned = v->get<bool>();
   }
   if (const json* v = member(j, "max_error"))
-    m.max_error = v->is_null() ? std::numeric_limits<double>::infinity()
-                               : non_negative(*v, "max_error");
+    m.max_error = v->is_null() ? std::numeric_limits<double>::infinity() : non_negative(*v, "max_error");
   if (const json* r = member(j, "resources")) {
     if (!r->is_object()) bad("resources", "must be an object", *r);
-    const std::pair<const char*, int*> fields[] = {
-        {"registers", &m.resources.registers},
-        {"static_shared_bytes", &m.resources.static_shared_bytes},
-        {"local_bytes", &m.resources.local_bytes},
-        {"max_threads_per_block", &m.resources.max_threads_per_block}};
+    const std::pair<const char*, int*> fields[] = {{"registers", &m.resources.registers},
+                                                   {"static_shared_bytes", &m.resources.static_shared_bytes},
+                                                   {"local_bytes", &m.resources.local_bytes},
+                                                   {"max_threads_per_block", &m.resources.max_threads_per_block}};
     for (const auto& [name, out] : fields)
-      if (const json* v = member(*r, name))
-        *out = small_count(*v, std::string("resources.") + name);
+      if (const json* v = member(*r, name)) *out = small_count(*v, std::string("resources.") + name);
   }
   if (const json* v = member(j, "message")) {
     if (!v->is_string()) bad("message", "must be a string", *v);

@@ -43,16 +43,13 @@ SampleSummary summarize(std::span<const double> samples) {
     // Statistics, the large-sample median interval), widened outward to whole ranks.
     const double half = 0.98 * std::sqrt(static_cast<double>(n));
     const double nd = static_cast<double>(n);
-    auto clamp_rank = [n](double r) {
-      return static_cast<std::size_t>(std::clamp(r, 1.0, static_cast<double>(n)));
-    };
+    auto clamp_rank = [n](double r) { return static_cast<std::size_t>(std::clamp(r, 1.0, static_cast<double>(n))); };
     const std::size_t j = clamp_rank(std::floor(nd / 2 - half + kRankEps));
     const std::size_t k = clamp_rank(std::ceil(nd / 2 + 1 + half - kRankEps));
     s.ci_low = x[j - 1];
     s.ci_high = x[k - 1];
   }
-  s.rel_ci_halfwidth =
-      s.median == 0 ? 0 : (s.ci_high - s.ci_low) / 2 / std::abs(s.median);
+  s.rel_ci_halfwidth = s.median == 0 ? 0 : (s.ci_high - s.ci_low) / 2 / std::abs(s.median);
   return s;
 }
 
@@ -60,8 +57,7 @@ bool StoppingRule::enough(std::span<const double> samples_ms, double seconds_spe
   const std::size_t n = samples_ms.size();
   if (n == 0) return false;  // nothing to report: whatever the caps say, time it once
   if (n >= max_samples) return true;
-  if (seconds_spent >= max_seconds && n >= std::min(min_samples, kMinSamplesAtTimeCap))
-    return true;
+  if (seconds_spent >= max_seconds && n >= std::min(min_samples, kMinSamplesAtTimeCap)) return true;
   if (n < min_samples) return false;
   return summarize(samples_ms).rel_ci_halfwidth <= target_rel_ci;
 }

@@ -40,8 +40,8 @@ struct T1Setup {
   T1Run run;
   SpaceSpec space;
   T1Kernel kernel;
-  std::vector<std::string> names;  // the manifest's parameters, in its order
-  Reference reference;             // the Default's values (or the first valid config)
+  std::vector<std::string> names;     // the manifest's parameters, in its order
+  Reference reference;                // the Default's values (or the first valid config)
   std::optional<Reference> fallback;  // the first valid config other than the reference
   std::string entry;
 };
@@ -53,7 +53,8 @@ const T1Setup& setup() {
   static const T1Setup s = [] {
     const char* path = std::getenv(kT1RunVariable);
     if (!path || !*path)
-      throw Error(std::string(kT1RunVariable) + " is not set: ktune-t1-tuner is run by `ktune tune --t1`, which sets it");
+      throw Error(std::string(kT1RunVariable) +
+                  " is not set: ktune-t1-tuner is run by `ktune tune --t1`, which sets it");
     T1Setup s;
     s.run = T1Run::from_json(read_json_file(path), path);
     const nlohmann::json doc = read_json_file(s.run.spec);
@@ -64,9 +65,8 @@ const T1Setup& setup() {
     const auto dir = std::filesystem::path(s.run.manifest).parent_path();
     // The reference: the run file's (the Default's values, which may lie outside the
     // space), else the manifest's DEFAULT; and the first valid config besides it.
-    const ManifestConfig ref = s.run.reference.size() == m.spec.parameters.size()
-                                   ? m.configs.make(s.run.reference)
-                                   : m.configs[m.default_index()];
+    const ManifestConfig ref = s.run.reference.size() == m.spec.parameters.size() ? m.configs.make(s.run.reference)
+                                                                                  : m.configs[m.default_index()];
     s.reference = {ref.values, (dir / ref.cubin()).string(), (dir / ref.log()).string()};
     const std::size_t other = m.configs[0].id == ref.id ? 1 : 0;
     if (other < m.configs.size()) {
@@ -83,18 +83,30 @@ const T1Setup& setup() {
 template <typename F>
 void with_type(T1Type t, F&& f) {
   switch (t) {
-    case T1Type::Bool: return f(bool{});
-    case T1Type::Int8: return f(int8_t{});
-    case T1Type::UInt8: return f(uint8_t{});
-    case T1Type::Int16: return f(int16_t{});
-    case T1Type::UInt16: return f(uint16_t{});
-    case T1Type::Int32: return f(int32_t{});
-    case T1Type::UInt32: return f(uint32_t{});
-    case T1Type::Int64: return f(int64_t{});
-    case T1Type::UInt64: return f(uint64_t{});
-    case T1Type::Half: return f(half{});
-    case T1Type::Float: return f(float{});
-    case T1Type::Double: return f(double{});
+    case T1Type::Bool:
+      return f(bool{});
+    case T1Type::Int8:
+      return f(int8_t{});
+    case T1Type::UInt8:
+      return f(uint8_t{});
+    case T1Type::Int16:
+      return f(int16_t{});
+    case T1Type::UInt16:
+      return f(uint16_t{});
+    case T1Type::Int32:
+      return f(int32_t{});
+    case T1Type::UInt32:
+      return f(uint32_t{});
+    case T1Type::Int64:
+      return f(int64_t{});
+    case T1Type::UInt64:
+      return f(uint64_t{});
+    case T1Type::Half:
+      return f(half{});
+    case T1Type::Float:
+      return f(float{});
+    case T1Type::Double:
+      return f(double{});
   }
 }
 
@@ -111,8 +123,8 @@ uint32_t dim(int64_t v) {  // beyond uint32: the worker refuses it as beyond the
 
 // The launch of one config: block and grid as Kernel Tuner computes them; `replace`
 // (argument index, pointer) swaps one array, for the Default's run into a reference buffer.
-Launch make_launch(const T1Geometry& g, const std::vector<Arg>& args, const std::vector<int64_t>& ps,
-                   uint32_t shared, const std::vector<int64_t>& values, int replace = -1, CUdeviceptr with = 0) {
+Launch make_launch(const T1Geometry& g, const std::vector<Arg>& args, const std::vector<int64_t>& ps, uint32_t shared,
+                   const std::vector<int64_t>& values, int replace = -1, CUdeviceptr with = 0) {
   const auto b = g.block(values), n = g.grid(values, ps);
   Launch l;
   l.block = {dim(b[0]), dim(b[1]), dim(b[2])};
@@ -130,9 +142,8 @@ Launch make_launch(const T1Geometry& g, const std::vector<Arg>& args, const std:
 // Runs the Default config's cubin once with output `replace` written into `ref`: the
 // expected output. Every output starts from its fill, and the constants are copied in, as
 // before any measured launch.
-void run_reference(Harness& h, const T1Setup& s, const Reference& r, const T1Geometry& g,
-                   const std::vector<Arg>& args, const std::vector<int64_t>& ps, int replace, CUdeviceptr ref,
-                   CUstream stream) {
+void run_reference(Harness& h, const T1Setup& s, const Reference& r, const T1Geometry& g, const std::vector<Arg>& args,
+                   const std::vector<int64_t>& ps, int replace, CUdeviceptr ref, CUstream stream) {
   std::string why;
   const Driver* d = Driver::get(&why);
   if (!d) throw Error("the Default config cannot run: " + why);
@@ -140,8 +151,10 @@ void run_reference(Harness& h, const T1Setup& s, const Reference& r, const T1Geo
   std::ifstream file(r.cubin, std::ios::binary);
   std::vector<char> image((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
   if (image.empty())
-    throw Error("the Default config (" + config + ") has no cubin: it did not compile, and every config is checked "
-                "against its outputs; see " + r.log);
+    throw Error("the Default config (" + config +
+                ") has no cubin: it did not compile, and every config is checked "
+                "against its outputs; see " +
+                r.log);
   CUmodule module = nullptr;
   d->check(d->cuModuleLoadData(&module, image.data()), "loading the Default config's cubin " + r.cubin);
   struct Unload {
@@ -157,8 +170,9 @@ void run_reference(Harness& h, const T1Setup& s, const Reference& r, const T1Geo
     CUdeviceptr symbol = 0;
     std::size_t bytes = 0;
     d->check(d->cuModuleGetGlobal(&symbol, &bytes, module, copy.symbol.c_str()),
-             "finding the __constant__ variable '" + copy.symbol + "' (an argument with MemType Constant) in the "
-             "Default config's cubin");
+             "finding the __constant__ variable '" + copy.symbol +
+                 "' (an argument with MemType Constant) in the "
+                 "Default config's cubin");
     if (bytes < slot.bytes)
       throw Error("__constant__ variable '" + copy.symbol + "' has " + std::to_string(bytes) +
                   " bytes; its argument's Size gives " + std::to_string(slot.bytes));
@@ -171,8 +185,9 @@ void run_reference(Harness& h, const T1Setup& s, const Reference& r, const T1Geo
   d->check(d->cuCtxSynchronize(), "copying the Default config's inputs");
   Launch l = make_launch(g, args, ps, s.kernel.shared_memory, r.values, replace, ref);
   if (l.shared_bytes > 48 * 1024)
-    d->check(d->cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(l.shared_bytes)),
-             "opting in to dynamic shared memory for the Default config");
+    d->check(
+        d->cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(l.shared_bytes)),
+        "opting in to dynamic shared memory for the Default config");
   const Config def(s.names, r.values);
   const LaunchConfig cfg(l, def.get_or("num_ctas", 1), stream);
   d->check(d->cuLaunchKernelEx(cfg.get(), fn, l.args.pointers(), nullptr),
@@ -192,8 +207,8 @@ void run_default(Harness& h, const T1Setup& s, const T1Geometry& g, const std::v
     } catch (const Error& e) {
       if (!s.fallback) throw;
       reference_failed = true;
-      std::cerr << "ktune: warning: the reference config (" << g.describe(s.reference.values) << ") did not run: "
-                << e.what() << "; the first valid config (" << g.describe(s.fallback->values)
+      std::cerr << "ktune: warning: the reference config (" << g.describe(s.reference.values)
+                << ") did not run: " << e.what() << "; the first valid config (" << g.describe(s.fallback->values)
                 << ") gives the reference outputs instead\n";
     }
   }
@@ -213,7 +228,9 @@ void save_arguments(const Harness& h, const T1Setup& s, const std::vector<int64_
     for (char& c : name)
       if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != '.') c = '_';
     const auto& data = h.slots().at(slot++);
-    auto bytes = [](const std::vector<std::byte>& b) { return std::string(reinterpret_cast<const char*>(b.data()), b.size()); };
+    auto bytes = [](const std::vector<std::byte>& b) {
+      return std::string(reinterpret_cast<const char*>(b.data()), b.size());
+    };
     write_file_atomic(dir / (name + ".bin"), bytes(data.host));
     if (a.output) write_file_atomic(dir / (name + ".expected.bin"), bytes(data.expected));
   }
@@ -231,7 +248,8 @@ void ktune_harness(ktune::Harness& h) {
   std::vector<std::function<void()>> expectations;  // one per output, once every argument exists
   for (std::size_t i = 0; i < s.kernel.arguments.size(); ++i) {
     const T1Argument& a = s.kernel.arguments[i];
-    const std::string field = s.run.spec + ": KernelSpecification.Arguments[" + std::to_string(i) + "] (" + a.name + ")";
+    const std::string field =
+        s.run.spec + ": KernelSpecification.Arguments[" + std::to_string(i) + "] (" + a.name + ")";
     Arg arg;
     with_type(a.type, [&]<typename T>(T) {
       if (!a.vector) {
@@ -250,8 +268,8 @@ void ktune_harness(ktune::Harness& h) {
       } else {
         const auto n = static_cast<std::size_t>(t1_elements(a.size, s.space, ps, field + ".Size"));
         const Fill f = a.fill == T1Argument::Fill::Constant ? fill::constant(a.value)
-                       : is_floating(a.type)                 ? fill::random(a.seed, -1.0, 1.0)
-                                                             : fill::random(a.seed, 0.0, 100.0);
+                       : is_floating(a.type)                ? fill::random(a.seed, -1.0, 1.0)
+                                                            : fill::random(a.seed, 0.0, 100.0);
         Tolerance tol = default_tolerance<T>();
         if (s.run.atol) tol.abs = *s.run.atol;
         if (s.run.rtol) tol.rel = *s.run.rtol;

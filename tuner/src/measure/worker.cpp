@@ -53,14 +53,12 @@ class DeviceHarness : public Harness {
   // Outputs back to their fill, before every launch.
   void reset_outputs(CUstream stream) const {
     for (const auto& s : slots())
-      if (s.output)
-        d_.check(d_.cuMemcpyDtoDAsync(s.device, s.pristine, s.bytes, stream), "resetting an output");
+      if (s.output) d_.check(d_.cuMemcpyDtoDAsync(s.device, s.pristine, s.bytes, stream), "resetting an output");
   }
 
  protected:
   void upload(Slot& s) override {
-    d_.check(d_.cuMemAlloc(&s.device, s.bytes), "allocating a " + std::to_string(s.bytes) +
-                                                    "-byte harness buffer");
+    d_.check(d_.cuMemAlloc(&s.device, s.bytes), "allocating a " + std::to_string(s.bytes) + "-byte harness buffer");
     d_.check(d_.cuMemcpyHtoD(s.device, s.host.data(), s.bytes), "uploading a harness buffer");
     if (s.output) {
       d_.check(d_.cuMemAlloc(&s.pristine, s.bytes), "allocating an output's reset copy");
@@ -180,13 +178,13 @@ class Worker {
     bool any_expectation = false;
     for (const auto& s : harness_->slots()) any_expectation |= s.output && !s.expected.empty();
     if (!any_expectation)
-      throw Error("the harness checks no output; call h.expect(output, reference) so that a "
-                  "wrong config cannot win");
+      throw Error(
+          "the harness checks no output; call h.expect(output, reference) so that a "
+          "wrong config cannot win");
   }
 
   // Launches once; returns the failure, if any, after synchronising.
-  std::optional<LaunchFailure> launch_once(CUfunction fn, Launch& l, const LaunchConfig& cfg,
-                                           bool timed, float* ms) {
+  std::optional<LaunchFailure> launch_once(CUfunction fn, Launch& l, const LaunchConfig& cfg, bool timed, float* ms) {
     harness_->reset_outputs(stream_);
     if (timed) {
       d_.check(d_.cuMemsetD32Async(flush_, 0, flush_bytes_ / 4, stream_), "flushing the L2");
@@ -229,11 +227,12 @@ class Worker {
     };
 
     const json& c = req.at("config");
-    Config config(c.at("names").get<std::vector<std::string>>(),
-                  c.at("values").get<std::vector<int64_t>>(), c.at("id").get<std::string>());
+    Config config(c.at("names").get<std::vector<std::string>>(), c.at("values").get<std::vector<int64_t>>(),
+                  c.at("id").get<std::string>());
     std::ifstream file(c.at("cubin").get<std::string>(), std::ios::binary);
     std::vector<char> image((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-    if (image.empty()) return finish(Status::LaunchFailed, "cubin missing or empty: " + c.at("cubin").get<std::string>());
+    if (image.empty())
+      return finish(Status::LaunchFailed, "cubin missing or empty: " + c.at("cubin").get<std::string>());
 
     CUmodule module = nullptr;
     CUresult r = d_.cuModuleLoadData(&module, image.data());
@@ -251,7 +250,8 @@ class Worker {
     CUfunction fn = nullptr;
     r = d_.cuModuleGetFunction(&fn, module, entry.c_str());
     if (r != CUDA_SUCCESS)
-      return finish(Status::LaunchFailed, "no kernel '" + entry + "' in the cubin (declare it extern \"C\"): " + d_.describe(r));
+      return finish(Status::LaunchFailed,
+                    "no kernel '" + entry + "' in the cubin (declare it extern \"C\"): " + d_.describe(r));
     auto fattr = [&](CUfunction_attribute a) {
       int v = 0;
       d_.cuFuncGetAttribute(&v, a, fn);
@@ -297,9 +297,9 @@ class Worker {
       return finish(Status::Resource, std::to_string(shared) + " bytes of shared memory a block; this GPU allows " +
                                           std::to_string(max_shared_optin_));
     if (l.shared_bytes > 48 * 1024)  // above 48 KiB dynamic shared memory is opt-in
-      d_.check(d_.cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                     static_cast<int>(l.shared_bytes)),
-               "opting in to " + std::to_string(l.shared_bytes) + " bytes of dynamic shared memory");
+      d_.check(
+          d_.cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(l.shared_bytes)),
+          "opting in to " + std::to_string(l.shared_bytes) + " bytes of dynamic shared memory");
 
     const int64_t num_ctas = config.get_or("num_ctas", 1);
     const LaunchConfig cfg(l, num_ctas, stream_);
@@ -339,10 +339,10 @@ class Worker {
         checked += s.elements;
       }
       if (bad > 0)
-        return finish(Status::WrongResult, std::string(run ? "nondeterministic: the first run matched; the second had " : "") +
-                                               std::to_string(bad) + " of " + std::to_string(checked) +
-                                               " output elements beyond tolerance; max error " +
-                                               std::to_string(m.max_error));
+        return finish(Status::WrongResult,
+                      std::string(run ? "nondeterministic: the first run matched; the second had " : "") +
+                          std::to_string(bad) + " of " + std::to_string(checked) +
+                          " output elements beyond tolerance; max error " + std::to_string(m.max_error));
     }
 
     end_phase("verify");

@@ -59,10 +59,10 @@ std::string inflate_all(const std::string& in, const std::string& name) {
     }
     if (rc == Z_OK) continue;
     // Z_BUF_ERROR with no input left: the stream stopped before its end.
-    const std::string why = rc == Z_BUF_ERROR && z.avail_in == 0
-                                ? "the gzip stream is truncated (it ends before its last block)"
-                                : std::string("the gzip data is damaged (zlib: ") +
-                                      (z.msg ? z.msg : "error " + std::to_string(rc)) + ")";
+    const std::string why =
+        rc == Z_BUF_ERROR && z.avail_in == 0
+            ? "the gzip stream is truncated (it ends before its last block)"
+            : std::string("the gzip data is damaged (zlib: ") + (z.msg ? z.msg : "error " + std::to_string(rc)) + ")";
     inflateEnd(&z);
     throw Error(name + ": " + why + "; fetch or copy the file again");
   }
@@ -85,8 +85,7 @@ std::string read_maybe_gzip(const std::filesystem::path& path) {
   if (bytes.size() > std::numeric_limits<uInt>::max())
     throw Error(name + ": larger than 4 GiB; not a recorded tuning cache");
   if (gz_reader::has_gzip_magic(bytes)) return gz_reader::inflate_all(bytes, name);
-  if (path.extension() == ".gz")
-    throw Error(name + ": the name ends in .gz but the file is not gzip-compressed");
+  if (path.extension() == ".gz") throw Error(name + ": the name ends in .gz but the file is not gzip-compressed");
   return bytes;
 }
 

@@ -140,10 +140,14 @@ class MetadataReader {
 
 const char* gpu_fact_source_name(GpuFactSource s) {
   switch (s) {
-    case GpuFactSource::Option: return "option";
-    case GpuFactSource::Metadata: return "metadata";
-    case GpuFactSource::KnownGpus: return "known-gpus";
-    default: return "unknown";
+    case GpuFactSource::Option:
+      return "option";
+    case GpuFactSource::Metadata:
+      return "metadata";
+    case GpuFactSource::KnownGpus:
+      return "known-gpus";
+    default:
+      return "unknown";
   }
 }
 

@@ -23,9 +23,7 @@ using nlohmann::json;
 using nlohmann::ordered_json;
 
 // Names from a hostile file can be megabytes long; messages stay one short line.
-std::string iop_shown(const std::string& s) {
-  return "\"" + untrusted_json::printable(s, 40) + "\"";
-}
+std::string iop_shown(const std::string& s) { return "\"" + untrusted_json::printable(s, 40) + "\""; }
 
 template <class J>
 std::string iop_excerpt(const J& v) {
@@ -80,46 +78,46 @@ struct T4Row {
 // A time in `unit` to ms; false for a unit ktune does not know.
 bool iop_to_ms(const std::string& unit, double& v) {
   if (unit == "ms") return true;
-  if (unit == "s") v *= 1e3;
-  else if (unit == "us" || unit == "µs") v *= 1e-3;
-  else if (unit == "ns") v *= 1e-6;
-  else return false;
+  if (unit == "s")
+    v *= 1e3;
+  else if (unit == "us" || unit == "µs")
+    v *= 1e-3;
+  else if (unit == "ns")
+    v *= 1e-6;
+  else
+    return false;
   return true;
 }
 
 double iop_time_value(const ordered_json& v, const std::string& where) {
   if (!v.is_number())
-    throw Error(where + " must be a number, not " + std::string(v.type_name()) + " " +
-                iop_excerpt(v));
+    throw Error(where + " must be a number, not " + std::string(v.type_name()) + " " + iop_excerpt(v));
   const double t = v.get<double>();
   if (!std::isfinite(t) || t < 0) throw Error(where + " = " + iop_excerpt(v) + " is not a time");
   return t;
 }
 
-const ordered_json& iop_required(const ordered_json& obj, const char* name,
-                                 const std::string& where) {
+const ordered_json& iop_required(const ordered_json& obj, const char* name, const std::string& where) {
   auto it = obj.find(name);
-  if (it == obj.end())
-    throw Error(where + ": \"" + name + "\" is missing (the T4 results schema requires it)");
+  if (it == obj.end()) throw Error(where + ": \"" + name + "\" is missing (the T4 results schema requires it)");
   return *it;
 }
 
 std::vector<T4Row> iop_parse_t4(const ordered_json& doc, const std::string& origin) {
   if (!doc.is_object())
-    throw Error(origin + ": not a JSON object; expected T4 results ({\"schema_version\", "
-                         "\"results\": [...]})");
+    throw Error(origin +
+                ": not a JSON object; expected T4 results ({\"schema_version\", "
+                "\"results\": [...]})");
   if (auto v = doc.find("schema_version"); v != doc.end()) {
     if (!v->is_string())
-      throw Error(origin + ": \"schema_version\" must be a string like \"1.0.0\", not " +
-                  iop_excerpt(*v));
+      throw Error(origin + ": \"schema_version\" must be a string like \"1.0.0\", not " + iop_excerpt(*v));
     const std::string s = v->get<std::string>();
     if (s.rfind("1.", 0) != 0)
       throw Error(origin + ": \"schema_version\" " + iop_shown(s) +
                   " is not a T4 results schema 1.x.y, which ktune reads");
   }
   auto results = doc.find("results");
-  if (results == doc.end())
-    throw Error(origin + ": \"results\" is missing; is this a T4 results file?");
+  if (results == doc.end()) throw Error(origin + ": \"results\" is missing; is this a T4 results file?");
   if (!results->is_array()) throw Error(origin + ": \"results\" must be a list of results");
   if (results->empty()) throw Error(origin + ": \"results\" is empty: nothing to import");
 
@@ -144,8 +142,7 @@ std::vector<T4Row> iop_parse_t4(const ordered_json& doc, const std::string& orig
     }
 
     const ordered_json& inv = iop_required(r, "invalidity", where);
-    if (!inv.is_string())
-      throw Error(where + ".invalidity must be a string, not " + iop_excerpt(inv));
+    if (!inv.is_string()) throw Error(where + ".invalidity must be a string, not " + iop_excerpt(inv));
     row.invalidity = inv.get<std::string>();
     try {
       row.status = status_from_t4_invalidity(row.invalidity);
@@ -154,8 +151,7 @@ std::vector<T4Row> iop_parse_t4(const ordered_json& doc, const std::string& orig
     }
 
     const ordered_json& correctness = iop_required(r, "correctness", where);
-    if (!correctness.is_number())
-      throw Error(where + ".correctness must be a number, not " + iop_excerpt(correctness));
+    if (!correctness.is_number()) throw Error(where + ".correctness must be a number, not " + iop_excerpt(correctness));
 
     const ordered_json& times = iop_required(r, "times", where);
     if (!times.is_object()) throw Error(where + ".times must be an object");
@@ -165,8 +161,7 @@ std::vector<T4Row> iop_parse_t4(const ordered_json& doc, const std::string& orig
     if (auto rt = times.find("runtimes"); rt != times.end()) {
       if (!rt->is_array()) throw Error(where + ".times.runtimes must be a list of numbers");
       for (std::size_t k = 0; k < rt->size(); ++k)
-        row.samples.push_back(iop_time_value(
-            (*rt)[k], where + ".times.runtimes[" + std::to_string(k) + "]"));
+        row.samples.push_back(iop_time_value((*rt)[k], where + ".times.runtimes[" + std::to_string(k) + "]"));
     }
     if (auto v = r.find("timestamp"); v != r.end() && !v->is_string())
       throw Error(where + ".timestamp must be a string, not " + iop_excerpt(*v));
@@ -201,8 +196,7 @@ std::vector<T4Row> iop_parse_t4(const ordered_json& doc, const std::string& orig
           vs.push_back(iop_time_value(*value, mw + ".value"));
         }
         for (double& v : vs)
-          if (!iop_to_ms(unit, v))
-            throw Error(mw + ".unit " + iop_shown(unit) + " is not a time unit (ms, s, us, ns)");
+          if (!iop_to_ms(unit, v)) throw Error(mw + ".unit " + iop_shown(unit) + " is not a time unit (ms, s, us, ns)");
         row.time_ms = value->is_array() ? iop_median(vs) : vs[0];
         if (value->is_array() && row.samples.empty()) row.samples = vs;
         have_time = true;
@@ -210,8 +204,9 @@ std::vector<T4Row> iop_parse_t4(const ordered_json& doc, const std::string& orig
     }
     if (row.status == Status::Ok && !have_time) {
       if (row.samples.empty())
-        throw Error(where + " is \"correct\" but has neither a \"time\" measurement nor "
-                            "times.runtimes: no time to import");
+        throw Error(where +
+                    " is \"correct\" but has neither a \"time\" measurement nor "
+                    "times.runtimes: no time to import");
       row.time_ms = iop_median(row.samples);
     }
     if (row.status != Status::Ok) {
@@ -228,14 +223,14 @@ std::vector<T4Row> iop_parse_t4(const ordered_json& doc, const std::string& orig
     T4Row& row = rows[i];
     const std::string where = origin + ": results[" + std::to_string(i) + "]";
     if (std::set<std::string>(row.names.begin(), row.names.end()) != names)
-      throw Error(where + ".configuration has other parameters than results[0] (were two "
-                          "kernels' results mixed?)");
+      throw Error(where +
+                  ".configuration has other parameters than results[0] (were two "
+                  "kernels' results mixed?)");
     // Reorder to results[0]'s parameter order.
     if (row.names != rows[0].names) {
       std::vector<int64_t> values;
       for (const std::string& n : rows[0].names)
-        values.push_back(row.values[std::find(row.names.begin(), row.names.end(), n) -
-                                    row.names.begin()]);
+        values.push_back(row.values[std::find(row.names.begin(), row.names.end(), n) - row.names.begin()]);
       row.values = std::move(values);
       row.names = rows[0].names;
     }
@@ -251,21 +246,31 @@ std::vector<T4Row> iop_parse_t4(const ordered_json& doc, const std::string& orig
 
 const char* kernel_tuner_failure(Status s) {
   switch (s) {
-    case Status::Ok: return nullptr;
-    case Status::CompileFailed: return "CompilationFailedConfig";
-    case Status::Resource: return "InvalidConfig";
-    default: return "RuntimeFailedConfig";
+    case Status::Ok:
+      return nullptr;
+    case Status::CompileFailed:
+      return "CompilationFailedConfig";
+    case Status::Resource:
+      return "InvalidConfig";
+    default:
+      return "RuntimeFailedConfig";
   }
 }
 
 const char* t4_invalidity(Status s) {
   switch (s) {
-    case Status::Ok: return "correct";
-    case Status::CompileFailed: return "compile";
-    case Status::Resource: return "constraints";
-    case Status::TimedOut: return "timeout";
-    case Status::WrongResult: return "correctness";
-    default: return "runtime";  // launch-failed, crashed
+    case Status::Ok:
+      return "correct";
+    case Status::CompileFailed:
+      return "compile";
+    case Status::Resource:
+      return "constraints";
+    case Status::TimedOut:
+      return "timeout";
+    case Status::WrongResult:
+      return "correctness";
+    default:
+      return "runtime";  // launch-failed, crashed
   }
 }
 
@@ -313,10 +318,9 @@ std::string utc_timestamp_now() {
   return buf;
 }
 
-InteropData interop_from_db(const nlohmann::json& doc, const std::string& key,
-                            const std::string& origin) {
-  using nlohmann::json;
+InteropData interop_from_db(const nlohmann::json& doc, const std::string& key, const std::string& origin) {
   using interop_detail::iop_shown;
+  using nlohmann::json;
   auto fps = doc.find("fingerprints");
   if (!doc.is_object() || fps == doc.end() || !fps->is_object())
     throw Error(origin + ": not a ktune DB document (no \"fingerprints\" object)");
@@ -335,8 +339,7 @@ InteropData interop_from_db(const nlohmann::json& doc, const std::string& key,
     wanted = *all_keys.begin();
   }
   if (!all_keys.count(wanted))
-    throw Error(origin + ": no measurements for key " + iop_shown(wanted) + " (keys: " +
-                listed + ")");
+    throw Error(origin + ": no measurements for key " + iop_shown(wanted) + " (keys: " + listed + ")");
 
   // The fingerprint with the most configs of this key; the first digest on a tie.
   const json* chosen = nullptr;
@@ -364,8 +367,7 @@ InteropData interop_from_db(const nlohmann::json& doc, const std::string& key,
   for (const auto& [id, rec] : configs.items())
     for (const auto& [name, v] : rec.at("values").items()) values_of[name];
   for (const auto& [name, set] : values_of) out.parameters.push_back(name);
-  if (out.parameters.empty())
-    throw Error(origin + ": the configs of key " + iop_shown(wanted) + " have no values");
+  if (out.parameters.empty()) throw Error(origin + ": the configs of key " + iop_shown(wanted) + " have no values");
 
   for (const auto& [id, rec] : configs.items()) {
     const std::string where = origin + ": key " + iop_shown(wanted) + ", config " + iop_shown(id);
@@ -374,12 +376,11 @@ InteropData interop_from_db(const nlohmann::json& doc, const std::string& key,
     for (const std::string& name : out.parameters) {
       auto v = values.find(name);
       if (v == values.end())
-        throw Error(where + " has no value for " + iop_shown(name) +
-                    " (the entries disagree on the parameters)");
+        throw Error(where + " has no value for " + iop_shown(name) + " (the entries disagree on the parameters)");
       int64_t x = 0;
       if (!interop_detail::iop_integral(*v, x))
-        throw Error(where + ", values." + iop_shown(name) + " = " +
-                    interop_detail::iop_excerpt(*v) + " is not an integer");
+        throw Error(where + ", values." + iop_shown(name) + " = " + interop_detail::iop_excerpt(*v) +
+                    " is not an integer");
       e.values.push_back(x);
       values_of[name].insert(x);
     }
@@ -426,8 +427,7 @@ InteropData interop_from_replay(const ReplaySpace& space) {
   return out;
 }
 
-nlohmann::ordered_json to_kernel_tuner_cache(const InteropData& data,
-                                             const std::string& timestamp) {
+nlohmann::ordered_json to_kernel_tuner_cache(const InteropData& data, const std::string& timestamp) {
   using nlohmann::ordered_json;
   const std::string ts = timestamp.empty() ? utc_timestamp_now() : timestamp;
   ordered_json problem_size = ordered_json::array();
@@ -436,17 +436,17 @@ nlohmann::ordered_json to_kernel_tuner_cache(const InteropData& data,
   else if (!data.key.empty())
     problem_size = data.key;
   ordered_json params = ordered_json::object();
-  for (std::size_t k = 0; k < data.parameters.size(); ++k)
-    params[data.parameters[k]] = data.parameter_values.at(k);
+  for (std::size_t k = 0; k < data.parameters.size(); ++k) params[data.parameters[k]] = data.parameter_values.at(k);
 
   ordered_json cache = ordered_json::object();
   for (const InteropEntry& e : data.entries) {
     ordered_json entry = ordered_json::object();
-    for (std::size_t k = 0; k < data.parameters.size(); ++k)
-      entry[data.parameters[k]] = e.values.at(k);
+    for (std::size_t k = 0; k < data.parameters.size(); ++k) entry[data.parameters[k]] = e.values.at(k);
     const Measurement& m = e.measurement;
-    if (const char* failure = kernel_tuner_failure(m.status)) entry["time"] = failure;
-    else entry["time"] = m.median_ms;
+    if (const char* failure = kernel_tuner_failure(m.status))
+      entry["time"] = failure;
+    else
+      entry["time"] = m.median_ms;
     if (m.status == Status::Ok) entry["times"] = m.samples_ms;
     entry["compile_time"] = 0;
     entry["verification_time"] = 0;
@@ -473,11 +473,9 @@ nlohmann::ordered_json to_t4_results(const InteropData& data, const std::string&
   for (const InteropEntry& e : data.entries) {
     const Measurement& m = e.measurement;
     ordered_json config = ordered_json::object();
-    for (std::size_t k = 0; k < data.parameters.size(); ++k)
-      config[data.parameters[k]] = e.values.at(k);
+    for (std::size_t k = 0; k < data.parameters.size(); ++k) config[data.parameters[k]] = e.values.at(k);
     ordered_json measurements = ordered_json::array();
-    if (m.status == Status::Ok)
-      measurements.push_back({{"name", "time"}, {"value", m.median_ms}, {"unit", "ms"}});
+    if (m.status == Status::Ok) measurements.push_back({{"name", "time"}, {"value", m.median_ms}, {"unit", "ms"}});
     ordered_json times = ordered_json::object();
     times["runtimes"] = m.status == Status::Ok ? m.samples_ms : std::vector<double>();
     results.push_back({{"timestamp", ts},
@@ -501,8 +499,7 @@ nlohmann::ordered_json read_t4_file(const std::filesystem::path& path, const std
 std::vector<DbRecord> t4_to_db_records(const nlohmann::ordered_json& doc, const T4Import& who,
                                        const std::string& origin) {
   if (who.kernel.empty()) throw Error(origin + ": T4 import needs the kernel's name (--kernel)");
-  if (who.gpu.name.empty())
-    throw Error(origin + ": T4 results do not say the GPU; name it (--gpu \"NVIDIA H200\")");
+  if (who.gpu.name.empty()) throw Error(origin + ": T4 results do not say the GPU; name it (--gpu \"NVIDIA H200\")");
   // The run-time choice matches tables by compute capability: without one, none would match.
   if (who.gpu.cc_major <= 0)
     throw Error(origin + ": the compute capability of " + interop_detail::iop_shown(who.gpu.name) +
@@ -532,8 +529,8 @@ std::vector<DbRecord> t4_to_db_records(const nlohmann::ordered_json& doc, const 
   return out;
 }
 
-ReplaySpace t4_to_replay(const nlohmann::ordered_json& doc, const std::string& origin,
-                         const std::string& device, const std::string& kernel) {
+ReplaySpace t4_to_replay(const nlohmann::ordered_json& doc, const std::string& origin, const std::string& device,
+                         const std::string& kernel) {
   std::vector<interop_detail::T4Row> rows = interop_detail::iop_parse_t4(doc, origin);
   const std::size_t width = rows[0].names.size();
   std::vector<std::set<int64_t>> seen(width);
@@ -542,16 +539,14 @@ ReplaySpace t4_to_replay(const nlohmann::ordered_json& doc, const std::string& o
   std::vector<Parameter> parameters;
   for (std::size_t k = 0; k < width; ++k)
     parameters.push_back({rows[0].names[k], std::vector<int64_t>(seen[k].begin(), seen[k].end())});
-  std::sort(rows.begin(), rows.end(),
-            [](const auto& a, const auto& b) { return a.values < b.values; });
+  std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.values < b.values; });
   std::vector<int64_t> flat;
   std::vector<RecordedOutcome> outcomes;
   for (const auto& r : rows) {
     flat.insert(flat.end(), r.values.begin(), r.values.end());
     outcomes.push_back({r.status, r.status == Status::Ok ? r.time_ms : 0});
   }
-  return ReplaySpace(SearchSpace(std::move(parameters), flat), std::move(outcomes), device,
-                     kernel, origin);
+  return ReplaySpace(SearchSpace(std::move(parameters), flat), std::move(outcomes), device, kernel, origin);
 }
 
 }  // namespace ktune

@@ -11,25 +11,16 @@ namespace ktune {
 namespace {
 
 constexpr KnownGpu kKnownGpus[] = {
-    {"V100", 7, 0, 80},
-    {"T4", 7, 5, 40},
-    {"A100", 8, 0, 108},
-    {"A800", 8, 0, 108},
-    {"A30", 8, 0, 56},
-    {"A10", 8, 6, 72},
-    {"A40", 8, 6, 84},
-    {"RTX A4000", 8, 6, 48},
-    {"RTX A5000", 8, 6, 64},
-    {"RTX A6000", 8, 6, 84},
-    {"L4", 8, 9, 58},
-    {"L40", 8, 9, 142},
-    {"L40S", 8, 9, 142},
-    {"RTX 6000 Ada", 8, 9, 142},
+    {"V100", 7, 0, 80},       {"T4", 7, 5, 40},
+    {"A100", 8, 0, 108},      {"A800", 8, 0, 108},
+    {"A30", 8, 0, 56},        {"A10", 8, 6, 72},
+    {"A40", 8, 6, 84},        {"RTX A4000", 8, 6, 48},
+    {"RTX A5000", 8, 6, 64},  {"RTX A6000", 8, 6, 84},
+    {"L4", 8, 9, 58},         {"L40", 8, 9, 142},
+    {"L40S", 8, 9, 142},      {"RTX 6000 Ada", 8, 9, 142},
     {"H100", 9, 0, 132},  // SXM5: the driver names it "NVIDIA H100 80GB HBM3"
-    {"H100 PCIe", 9, 0, 114},
-    {"H100 NVL", 9, 0, 132},
-    {"H200", 9, 0, 132},
-    {"GH200", 9, 0, 132},
+    {"H100 PCIe", 9, 0, 114}, {"H100 NVL", 9, 0, 132},
+    {"H200", 9, 0, 132},      {"GH200", 9, 0, 132},
     {"B200", 10, 0, 148},
 };
 
@@ -38,8 +29,10 @@ std::vector<std::string> known_gpu_words(const std::string& text) {
   std::vector<std::string> words(1);
   for (char c : text) {
     const auto u = static_cast<unsigned char>(c);
-    if (u < 128 && std::isalnum(u)) words.back() += static_cast<char>(std::tolower(u));
-    else if (!words.back().empty()) words.emplace_back();
+    if (u < 128 && std::isalnum(u))
+      words.back() += static_cast<char>(std::tolower(u));
+    else if (!words.back().empty())
+      words.emplace_back();
   }
   if (words.back().empty()) words.pop_back();
   return words;

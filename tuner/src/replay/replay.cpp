@@ -19,9 +19,7 @@ namespace kt_cache {
 using nlohmann::json;
 
 // Names from a hostile file can be megabytes long; messages stay one short line.
-std::string cache_name(const std::string& s) {
-  return "\"" + untrusted_json::printable(s, 40) + "\"";
-}
+std::string cache_name(const std::string& s) { return "\"" + untrusted_json::printable(s, 40) + "\""; }
 
 // ktune spaces are integer-valued. Kernel Tuner's may hold any Python value: integral
 // numbers (1 or 1.0) and booleans (as 0/1) map exactly; anything else is refused.
@@ -50,33 +48,36 @@ bool integral_value(const json& v, int64_t& out) {
 // survived (it records no crash). Invalid configs are those Kernel Tuner refuses as too
 // large for the device (threads, shared memory, registers) without a launch: resource.
 bool failure_status(const std::string& marker, Status& out) {
-  if (marker == "RuntimeFailedConfig") out = Status::LaunchFailed;
-  else if (marker == "CompilationFailedConfig") out = Status::CompileFailed;
-  else if (marker == "InvalidConfig") out = Status::Resource;
-  else return false;
+  if (marker == "RuntimeFailedConfig")
+    out = Status::LaunchFailed;
+  else if (marker == "CompilationFailedConfig")
+    out = Status::CompileFailed;
+  else if (marker == "InvalidConfig")
+    out = Status::Resource;
+  else
+    return false;
   return true;
 }
 
 const json& member(const json& doc, const char* name, const std::string& origin) {
   auto it = doc.find(name);
-  if (it == doc.end())
-    throw Error(origin + ": \"" + name + "\" is missing; is this a Kernel Tuner cache file?");
+  if (it == doc.end()) throw Error(origin + ": \"" + name + "\" is missing; is this a Kernel Tuner cache file?");
   return *it;
 }
 
 }  // namespace kt_cache
 }  // namespace
 
-ReplaySpace::ReplaySpace(SearchSpace space, std::vector<RecordedOutcome> outcomes,
-                         std::string device, std::string kernel, std::string origin)
+ReplaySpace::ReplaySpace(SearchSpace space, std::vector<RecordedOutcome> outcomes, std::string device,
+                         std::string kernel, std::string origin)
     : space_(std::move(space)),
       outcomes_(std::move(outcomes)),
       device_(std::move(device)),
       kernel_(std::move(kernel)),
       origin_(std::move(origin)) {
   if (outcomes_.size() != space_.size())
-    throw Error(origin_ + ": " + std::to_string(outcomes_.size()) + " outcomes for " +
-                std::to_string(space_.size()) + " configs");
+    throw Error(origin_ + ": " + std::to_string(outcomes_.size()) + " outcomes for " + std::to_string(space_.size()) +
+                " configs");
   for (const RecordedOutcome& o : outcomes_)
     if (o.status == Status::Ok && (!std::isfinite(o.time_ms) || o.time_ms < 0))
       throw Error(origin_ + ": a recorded time is negative or not finite");
@@ -85,21 +86,18 @@ ReplaySpace::ReplaySpace(SearchSpace space, std::vector<RecordedOutcome> outcome
 ReplaySpace ReplaySpace::from_cache_file(const std::filesystem::path& path) {
   nlohmann::json doc;
   if (const std::string why = untrusted_json::parse(read_maybe_gzip(path), doc); !why.empty())
-    throw Error(path.string() + ": not JSON (" + why +
-                "); expected a Kernel Tuner cache file (.json or .json.gz)");
+    throw Error(path.string() + ": not JSON (" + why + "); expected a Kernel Tuner cache file (.json or .json.gz)");
   return from_cache(doc, path.string());
 }
 
 ReplaySpace ReplaySpace::from_cache(const nlohmann::json& doc, const std::string& origin) {
-  using nlohmann::json;
   using kt_cache::cache_name;
-  if (!doc.is_object())
-    throw Error(origin + ": not a JSON object; expected a Kernel Tuner cache file");
+  using nlohmann::json;
+  if (!doc.is_object()) throw Error(origin + ": not a JSON object; expected a Kernel Tuner cache file");
   // Caches before schemas carry no version; a later major version may mean anything.
   if (auto v = doc.find("schema_version"); v != doc.end()) {
     if (!v->is_string())
-      throw Error(origin + ": \"schema_version\" must be a string like \"1.1.0\", not " +
-                  json_excerpt(*v));
+      throw Error(origin + ": \"schema_version\" must be a string like \"1.1.0\", not " + json_excerpt(*v));
     if (v->get<std::string>().rfind("1.", 0) != 0)
       throw Error(origin + ": \"schema_version\" " + cache_name(v->get<std::string>()) +
                   " is not a Kernel Tuner cache schema 1.x.y, which ktune reads");
@@ -121,10 +119,8 @@ ReplaySpace ReplaySpace::from_cache(const nlohmann::json& doc, const std::string
     const std::string name = k.get<std::string>();
     const std::string where = origin + ": tune_params." + cache_name(name);
     auto values = params.find(name);
-    if (values == params.end())
-      throw Error(where + " is missing (it is listed in tune_params_keys)");
-    if (!values->is_array() || values->empty())
-      throw Error(where + " must be a non-empty list of values");
+    if (values == params.end()) throw Error(where + " is missing (it is listed in tune_params_keys)");
+    if (!values->is_array() || values->empty()) throw Error(where + " must be a non-empty list of values");
     Parameter p{name, {}};
     std::map<int64_t, uint32_t> positions;
     for (const json& v : *values) {
@@ -155,8 +151,7 @@ ReplaySpace ReplaySpace::from_cache(const nlohmann::json& doc, const std::string
     Row row{std::vector<uint32_t>(width), {}, key};
     for (std::size_t k = 0; k < width; ++k) {
       auto v = entry.find(parameters[k].name);
-      if (v == entry.end())
-        throw Error(where + " has no value for parameter " + cache_name(parameters[k].name));
+      if (v == entry.end()) throw Error(where + " has no value for parameter " + cache_name(parameters[k].name));
       int64_t x = 0;
       auto pos = kt_cache::integral_value(*v, x) ? position_of[k].find(x) : position_of[k].end();
       if (pos == position_of[k].end())
@@ -168,8 +163,7 @@ ReplaySpace ReplaySpace::from_cache(const nlohmann::json& doc, const std::string
     if (time == entry.end()) throw Error(where + " has no \"time\"");
     if (time->is_number()) {
       const double t = time->get<double>();
-      if (!std::isfinite(t) || t < 0)
-        throw Error(where + ".\"time\" = " + time->dump() + " is not a time in ms");
+      if (!std::isfinite(t) || t < 0) throw Error(where + ".\"time\" = " + time->dump() + " is not a time in ms");
       row.outcome = {Status::Ok, t};
     } else if (time->is_string()) {
       Status s = Status::Ok;
@@ -179,33 +173,30 @@ ReplaySpace ReplaySpace::from_cache(const nlohmann::json& doc, const std::string
                     "CompilationFailedConfig, InvalidConfig)");
       row.outcome = {s, 0};
     } else {
-      throw Error(where + ".\"time\" must be a number (ms) or a failure name, not " +
-                  std::string(time->type_name()));
+      throw Error(where + ".\"time\" must be a number (ms) or a failure name, not " + std::string(time->type_name()));
     }
     rows.push_back(std::move(row));
   }
   // Kernel Tuner enumerates itertools.product over tune_params_keys: ordering the entries
   // by positions gives that order, whatever order the file lists them in.
-  std::sort(rows.begin(), rows.end(),
-            [](const Row& a, const Row& b) { return a.positions < b.positions; });
+  std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.positions < b.positions; });
   for (std::size_t i = 1; i < rows.size(); ++i)
     if (rows[i].positions == rows[i - 1].positions)
-      throw Error(origin + ": cache." + cache_name(rows[i - 1].key) + " and cache." +
-                  cache_name(rows[i].key) + " are the same config");
+      throw Error(origin + ": cache." + cache_name(rows[i - 1].key) + " and cache." + cache_name(rows[i].key) +
+                  " are the same config");
 
   std::vector<int64_t> values(rows.size() * width);
   std::vector<RecordedOutcome> outcomes(rows.size());
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    for (std::size_t k = 0; k < width; ++k)
-      values[i * width + k] = parameters[k].values[rows[i].positions[k]];
+    for (std::size_t k = 0; k < width; ++k) values[i * width + k] = parameters[k].values[rows[i].positions[k]];
     outcomes[i] = rows[i].outcome;
   }
   auto text = [&](const char* name) {
     auto it = doc.find(name);
     return it != doc.end() && it->is_string() ? it->get<std::string>() : std::string();
   };
-  return ReplaySpace(SearchSpace(std::move(parameters), values), std::move(outcomes),
-                     text("device_name"), text("kernel_name"), origin);
+  return ReplaySpace(SearchSpace(std::move(parameters), values), std::move(outcomes), text("device_name"),
+                     text("kernel_name"), origin);
 }
 
 std::pair<std::size_t, double> ReplaySpace::best() const {
@@ -225,11 +216,10 @@ std::size_t ReplaySpace::timed() const {
 
 nlohmann::ordered_json ReplaySpace::config(std::size_t index) const {
   if (index >= size())
-    throw Error(origin_ + ": config " + std::to_string(index) + " is out of range (" +
-                std::to_string(size()) + " configs)");
+    throw Error(origin_ + ": config " + std::to_string(index) + " is out of range (" + std::to_string(size()) +
+                " configs)");
   nlohmann::ordered_json out = nlohmann::ordered_json::object();
-  for (std::size_t k = 0; k < space_.width(); ++k)
-    out[space_.parameters()[k].name] = space_.value(index, k);
+  for (std::size_t k = 0; k < space_.width(); ++k) out[space_.parameters()[k].name] = space_.value(index, k);
   return out;
 }
 

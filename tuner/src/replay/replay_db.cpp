@@ -19,9 +19,7 @@ namespace db_replay {
 
 using nlohmann::json;
 
-std::string shown(const std::string& s) {
-  return "\"" + untrusted_json::printable(s, 40) + "\"";
-}
+std::string shown(const std::string& s) { return "\"" + untrusted_json::printable(s, 40) + "\""; }
 
 std::string listed(const std::set<std::string>& names) {
   std::string out;
@@ -37,8 +35,8 @@ std::string listed(const std::set<std::string>& names) {
 }  // namespace
 
 ReplaySpace ReplaySpace::from_db(const std::filesystem::path& db_file, const std::string& key) {
-  using nlohmann::json;
   using db_replay::shown;
+  using nlohmann::json;
   const std::string origin = db_file.string();
   const json doc = Db::load_document(db_file).document;
   const json& fingerprints = doc.at("fingerprints");
@@ -54,8 +52,7 @@ ReplaySpace ReplaySpace::from_db(const std::filesystem::path& db_file, const std
     wanted = *all_keys.begin();
   }
   if (!all_keys.count(wanted))
-    throw Error(origin + ": no measurements for key " + shown(wanted) +
-                " (keys: " + db_replay::listed(all_keys) + ")");
+    throw Error(origin + ": no measurements for key " + shown(wanted) + " (keys: " + db_replay::listed(all_keys) + ")");
 
   // The fingerprint (GPU, driver, kernel version) with the most configs of this key; the
   // first digest in order on a tie, so the choice is deterministic.
@@ -74,8 +71,7 @@ ReplaySpace ReplaySpace::from_db(const std::filesystem::path& db_file, const std
   std::map<std::string, std::set<int64_t>> values_of;
   for (const auto& [id, rec] : configs.items()) {
     for (const auto& [name, v] : rec.at("values").items()) {
-      const std::string where = origin + ": key " + shown(wanted) + ", config " + shown(id) +
-                                ", values." + shown(name);
+      const std::string where = origin + ": key " + shown(wanted) + ", config " + shown(id) + ", values." + shown(name);
       int64_t x = 0;
       if (v.is_number_integer() && !(v.is_number_unsigned() && v.get<uint64_t>() > INT64_MAX))
         x = v.get<int64_t>();
@@ -83,8 +79,7 @@ ReplaySpace ReplaySpace::from_db(const std::filesystem::path& db_file, const std
                v.get<double>() == std::floor(v.get<double>()) && std::fabs(v.get<double>()) < 9e15)
         x = static_cast<int64_t>(v.get<double>());
       else
-        throw Error(where + " = " + v.dump().substr(0, 40) +
-                    " is not an integer: ktune spaces are integer-valued");
+        throw Error(where + " = " + v.dump().substr(0, 40) + " is not an integer: ktune spaces are integer-valued");
       values_of[name].insert(x);
     }
   }
@@ -105,22 +100,19 @@ ReplaySpace ReplaySpace::from_db(const std::filesystem::path& db_file, const std
     for (const Parameter& p : parameters) {
       auto v = values.find(p.name);
       if (v == values.end())
-        throw Error(origin + ": key " + shown(wanted) + ", config " + shown(id) +
-                    " has no value for " + shown(p.name) + " (the entries disagree on the "
+        throw Error(origin + ": key " + shown(wanted) + ", config " + shown(id) + " has no value for " + shown(p.name) +
+                    " (the entries disagree on the "
                     "parameters: was the DB merged from different kernels?)");
-      row.values.push_back(v->is_number_float() ? static_cast<int64_t>(v->get<double>())
-                                                : v->get<int64_t>());
+      row.values.push_back(v->is_number_float() ? static_cast<int64_t>(v->get<double>()) : v->get<int64_t>());
     }
     const Measurement m = Measurement::from_json(rec.at("measurement"));
     // An abandoned config was stopped early as clearly slower than the best so far: its
     // median of fewer samples still ranks it correctly, so it replays as timed.
-    row.outcome = m.status == Status::Ok ? RecordedOutcome{Status::Ok, m.median_ms}
-                                         : RecordedOutcome{m.status, 0};
+    row.outcome = m.status == Status::Ok ? RecordedOutcome{Status::Ok, m.median_ms} : RecordedOutcome{m.status, 0};
     rows.push_back(std::move(row));
   }
   // Sorted by values (= by positions, as values are sorted): one order for any DB file.
-  std::sort(rows.begin(), rows.end(),
-            [](const Row& a, const Row& b) { return a.values < b.values; });
+  std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.values < b.values; });
   for (std::size_t i = 1; i < rows.size(); ++i)
     if (rows[i].values == rows[i - 1].values)
       throw Error(origin + ": key " + shown(wanted) +
@@ -133,9 +125,8 @@ ReplaySpace ReplaySpace::from_db(const std::filesystem::path& db_file, const std
     outcomes.push_back(r.outcome);
   }
   const json& gpu = chosen->at("fingerprint").at("gpu");
-  return ReplaySpace(SearchSpace(std::move(parameters), flat), std::move(outcomes),
-                     gpu.value("name", std::string()), doc.value("kernel", std::string()),
-                     origin);
+  return ReplaySpace(SearchSpace(std::move(parameters), flat), std::move(outcomes), gpu.value("name", std::string()),
+                     doc.value("kernel", std::string()), origin);
 }
 
 }  // namespace ktune

@@ -27,8 +27,8 @@ void JsonlTrace::evaluation(const ReplaySpace& space, std::size_t n, const Evalu
   out_ << trace_record(space, n, e).dump() << "\n";
 }
 
-SimulationResult simulate(const ReplaySpace& space, Strategy& strategy, std::size_t budget,
-                          TraceSink* trace, std::size_t in_flight) {
+SimulationResult simulate(const ReplaySpace& space, Strategy& strategy, std::size_t budget, TraceSink* trace,
+                          std::size_t in_flight) {
   const std::size_t size = space.size();
   budget = std::min(budget, size);
   in_flight = std::max<std::size_t>(in_flight, 1);
@@ -40,18 +40,15 @@ SimulationResult simulate(const ReplaySpace& space, Strategy& strategy, std::siz
   std::deque<std::size_t> waiting;  // proposed, result not yet observed, oldest first
   auto broke = [&](const std::string& what) {
     return Error("simulate: strategy \"" + result.strategy + "\" " + what + " at proposal " +
-                 std::to_string(proposals + 1) +
-                 "; strategies must propose each config of [0, size) at most once");
+                 std::to_string(proposals + 1) + "; strategies must propose each config of [0, size) at most once");
   };
   for (;;) {
     while (waiting.size() < in_flight && proposals < budget && !strategy.done()) {
       const std::vector<std::size_t> batch = strategy.propose(1);
       if (batch.empty()) break;  // nothing left to propose though not done: stop, not spin
-      if (batch.size() > 1)
-        throw broke("proposed " + std::to_string(batch.size()) + " configs when asked for 1");
+      if (batch.size() > 1) throw broke("proposed " + std::to_string(batch.size()) + " configs when asked for 1");
       const std::size_t i = batch.front();
-      if (i >= size)
-        throw broke("proposed config " + std::to_string(i) + " of " + std::to_string(size));
+      if (i >= size) throw broke("proposed config " + std::to_string(i) + " of " + std::to_string(size));
       if (proposed[i]) throw broke("proposed config " + std::to_string(i) + " again");
       proposed[i] = true;
       ++proposals;
@@ -74,9 +71,9 @@ SimulationResult simulate(const ReplaySpace& space, Strategy& strategy, std::siz
   return result;
 }
 
-SimulationResult simulate(const ReplaySpace& space, const std::string& strategy,
-                          std::size_t budget, uint64_t seed, TraceSink* trace,
-                          std::size_t first, std::size_t in_flight, const std::vector<std::size_t>& prior) {
+SimulationResult simulate(const ReplaySpace& space, const std::string& strategy, std::size_t budget, uint64_t seed,
+                          TraceSink* trace, std::size_t first, std::size_t in_flight,
+                          const std::vector<std::size_t>& prior) {
   if (first >= space.size())
     throw Error("simulate: the DEFAULT config " + std::to_string(first) + " is out of range (" +
                 std::to_string(space.size()) + " configs)");

@@ -52,32 +52,46 @@ std::string repr(Cell c) {
 
 const char* symbol(Op op) {
   switch (op) {
-    case Op::Neg: return "-";
-    case Op::Invert: return "~";
-    case Op::Add: return "+";
-    case Op::Sub: return "-";
-    case Op::Mul: return "*";
-    case Op::Div: return "/";
-    case Op::FloorDiv: return "//";
-    case Op::Mod: return "%";
-    case Op::Pow: return "**";
-    case Op::BitAnd: return "&";
-    case Op::BitOr: return "|";
-    case Op::BitXor: return "^";
-    case Op::Shl: return "<<";
-    case Op::Shr: return ">>";
-    default: return "?";
+    case Op::Neg:
+      return "-";
+    case Op::Invert:
+      return "~";
+    case Op::Add:
+      return "+";
+    case Op::Sub:
+      return "-";
+    case Op::Mul:
+      return "*";
+    case Op::Div:
+      return "/";
+    case Op::FloorDiv:
+      return "//";
+    case Op::Mod:
+      return "%";
+    case Op::Pow:
+      return "**";
+    case Op::BitAnd:
+      return "&";
+    case Op::BitOr:
+      return "|";
+    case Op::BitXor:
+      return "^";
+    case Op::Shl:
+      return "<<";
+    case Op::Shr:
+      return ">>";
+    default:
+      return "?";
   }
 }
 
-[[noreturn]] [[gnu::cold]] void fail(const Program& p, int column, const std::string& what,
-                                     const std::string& detail) {
+[[noreturn]] [[gnu::cold]] void fail(const Program& p, int column, const std::string& what, const std::string& detail) {
   throw EvalError(what + " in '" + terminal_text(p.text, 200) + "' at column " + std::to_string(column) + ": " +
                   detail);
 }
 
-[[noreturn]] [[gnu::cold]] void fail_binary(const Program& p, int column, const char* what,
-                                            Op op, Cell x, Cell y, const char* why = "") {
+[[noreturn]] [[gnu::cold]] void fail_binary(const Program& p, int column, const char* what, Op op, Cell x, Cell y,
+                                            const char* why = "") {
   // Parenthesize negative operands: "-8 ** 0.5" would read as -(8 ** 0.5).
   auto shown = [](Cell c) {
     bool negative = c.is_float ? c.f < 0 : c.i < 0;
@@ -110,12 +124,18 @@ int compare(Cell x, Cell y) {
 
 inline bool test(Op cmp, int c) {
   switch (cmp) {
-    case Op::Lt: return c == -1;
-    case Op::Le: return c == -1 || c == 0;
-    case Op::Gt: return c == 1;
-    case Op::Ge: return c == 1 || c == 0;
-    case Op::Eq: return c == 0;
-    default: return c != 0;  // Ne: NaN compares unequal to everything
+    case Op::Lt:
+      return c == -1;
+    case Op::Le:
+      return c == -1 || c == 0;
+    case Op::Gt:
+      return c == 1;
+    case Op::Ge:
+      return c == 1 || c == 0;
+    case Op::Eq:
+      return c == 0;
+    default:
+      return c != 0;  // Ne: NaN compares unequal to everything
   }
 }
 
@@ -169,8 +189,7 @@ Cell float_power(const Program& p, int column, Cell x, Cell y) {
   double a = as_double(x), b = as_double(y);
   if (b == 0.0) return float_cell(1.0);  // even nan ** 0
   if (a == 0.0 && b < 0.0) {
-    fail_binary(p, column, "division by zero", Op::Pow, x, y,
-                " (0 cannot be raised to a negative power)");
+    fail_binary(p, column, "division by zero", Op::Pow, x, y, " (0 cannot be raised to a negative power)");
   }
   if (a < 0.0 && std::isfinite(a) && std::isfinite(b) && b != std::floor(b)) {
     fail_binary(p, column, "complex result", Op::Pow, x, y,
@@ -261,8 +280,7 @@ Cell power(const Program& p, int column, Cell x, Cell y) {
       if (y.i < 63 && !__builtin_mul_overflow(x.i, int64_t{1} << y.i, &r)) return int_cell(r);
       if (y.i == 63 && x.i == -1) return int_cell(kMinInt);
       // Overflow turns into a float, as for *; huge counts give inf.
-      return float_cell(std::ldexp(static_cast<double>(x.i),
-                                   static_cast<int>(y.i > 100000 ? 100000 : y.i)));
+      return float_cell(std::ldexp(static_cast<double>(x.i), static_cast<int>(y.i > 100000 ? 100000 : y.i)));
     case Op::Lt:
     case Op::Le:
     case Op::Gt:
@@ -350,13 +368,11 @@ Value run(const Program& p, std::span<const int64_t> slots) {
         break;
 // Fetches y (popped, or inline) and makes x the top cell (pushing an inline lhs); the
 // result replaces x.
-#define KTUNE_OPERANDS                                                              \
-  const Cell y = in.rhs == Src::Stack ? *--sp                                       \
-                 : in.rhs == Src::Imm ? int_cell(in.y)                              \
-                                      : int_cell(vars[in.y]);                       \
-  if (in.lhs != Src::Stack) {                                                       \
-    *sp++ = in.lhs == Src::Imm ? int_cell(in.x) : int_cell(vars[in.x]);             \
-  }                                                                                 \
+#define KTUNE_OPERANDS                                                                                      \
+  const Cell y = in.rhs == Src::Stack ? *--sp : in.rhs == Src::Imm ? int_cell(in.y) : int_cell(vars[in.y]); \
+  if (in.lhs != Src::Stack) {                                                                               \
+    *sp++ = in.lhs == Src::Imm ? int_cell(in.x) : int_cell(vars[in.x]);                                     \
+  }                                                                                                         \
   Cell& x = sp[-1];
 // The int-int fast path of a binary operator; anything else goes to binary().
 #define KTUNE_FAST_BINARY(OP, FAST)    \
@@ -368,9 +384,21 @@ Value run(const Program& p, std::span<const int64_t> slots) {
     x = binary(p, Op::OP, in.a, x, y); \
     break;                             \
   }
-        KTUNE_FAST_BINARY(Add, if (!__builtin_add_overflow(x.i, y.i, &r)) { x.i = r; break; })
-        KTUNE_FAST_BINARY(Sub, if (!__builtin_sub_overflow(x.i, y.i, &r)) { x.i = r; break; })
-        KTUNE_FAST_BINARY(Mul, if (!__builtin_mul_overflow(x.i, y.i, &r)) { x.i = r; break; })
+        KTUNE_FAST_BINARY(
+            Add, if (!__builtin_add_overflow(x.i, y.i, &r)) {
+              x.i = r;
+              break;
+            })
+        KTUNE_FAST_BINARY(
+            Sub, if (!__builtin_sub_overflow(x.i, y.i, &r)) {
+              x.i = r;
+              break;
+            })
+        KTUNE_FAST_BINARY(
+            Mul, if (!__builtin_mul_overflow(x.i, y.i, &r)) {
+              x.i = r;
+              break;
+            })
         KTUNE_FAST_BINARY(Lt, x.i = x.i < y.i; break;)
         KTUNE_FAST_BINARY(Le, x.i = x.i <= y.i; break;)
         KTUNE_FAST_BINARY(Gt, x.i = x.i > y.i; break;)
@@ -380,16 +408,18 @@ Value run(const Program& p, std::span<const int64_t> slots) {
         KTUNE_FAST_BINARY(BitAnd, x.i &= y.i; break;)
         KTUNE_FAST_BINARY(BitOr, x.i |= y.i; break;)
         KTUNE_FAST_BINARY(BitXor, x.i ^= y.i; break;)
-        KTUNE_FAST_BINARY(Mod, if (y.i > 0) {
-          int64_t m = x.i % y.i;
-          x.i = m < 0 ? m + y.i : m;
-          break;
-        })
-        KTUNE_FAST_BINARY(FloorDiv, if (y.i > 0) {
-          int64_t q = x.i / y.i;
-          x.i = (x.i % y.i < 0) ? q - 1 : q;
-          break;
-        })
+        KTUNE_FAST_BINARY(
+            Mod, if (y.i > 0) {
+              int64_t m = x.i % y.i;
+              x.i = m < 0 ? m + y.i : m;
+              break;
+            })
+        KTUNE_FAST_BINARY(
+            FloorDiv, if (y.i > 0) {
+              int64_t q = x.i / y.i;
+              x.i = (x.i % y.i < 0) ? q - 1 : q;
+              break;
+            })
       case Op::Div:
       case Op::Pow:
       case Op::Shl:

@@ -12,14 +12,10 @@ namespace {
 
 // Explicit ranges rather than <cctype>: the result must not depend on the locale.
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_hex_digit(char c) {
-  return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
+bool is_hex_digit(char c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 bool is_octal_digit(char c) { return c >= '0' && c <= '7'; }
 bool is_binary_digit(char c) { return c == '0' || c == '1'; }
-bool is_name_start(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
+bool is_name_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
 bool is_name_char(char c) { return is_name_start(c) || is_digit(c); }
 
 struct Keyword {
@@ -28,10 +24,9 @@ struct Keyword {
   int64_t value;
 };
 constexpr Keyword kKeywords[] = {
-    {"and", Tok::KwAnd, 0},  {"or", Tok::KwOr, 0},     {"not", Tok::KwNot, 0},
-    {"if", Tok::KwIf, 0},    {"else", Tok::KwElse, 0}, {"for", Tok::KwFor, 0},
-    {"in", Tok::KwIn, 0},    {"True", Tok::Int, 1},    {"False", Tok::Int, 0},
-    {"true", Tok::Int, 1},   {"false", Tok::Int, 0},
+    {"and", Tok::KwAnd, 0},   {"or", Tok::KwOr, 0},   {"not", Tok::KwNot, 0}, {"if", Tok::KwIf, 0},
+    {"else", Tok::KwElse, 0}, {"for", Tok::KwFor, 0}, {"in", Tok::KwIn, 0},   {"True", Tok::Int, 1},
+    {"False", Tok::Int, 0},   {"true", Tok::Int, 1},  {"false", Tok::Int, 0},
 };
 
 struct Punct {
@@ -40,16 +35,12 @@ struct Punct {
 };
 // Two-character operators first: the lexer takes the longest match.
 constexpr Punct kPuncts[] = {
-    {"**", Tok::StarStar}, {"//", Tok::SlashSlash}, {"<<", Tok::Shl},
-    {">>", Tok::Shr},      {"<=", Tok::Le},         {">=", Tok::Ge},
-    {"==", Tok::EqEq},     {"!=", Tok::Ne},         {"&&", Tok::AmpAmp},
-    {"||", Tok::PipePipe}, {"(", Tok::LParen},      {")", Tok::RParen},
-    {"[", Tok::LBracket},  {"]", Tok::RBracket},    {",", Tok::Comma},
-    {"?", Tok::Question},  {":", Tok::Colon},       {"+", Tok::Plus},
-    {"-", Tok::Minus},     {"*", Tok::Star},        {"/", Tok::Slash},
-    {"%", Tok::Percent},   {"~", Tok::Tilde},       {"!", Tok::Bang},
-    {"&", Tok::Amp},       {"|", Tok::Pipe},        {"^", Tok::Caret},
-    {"<", Tok::Lt},        {">", Tok::Gt},          {"=", Tok::Assign},
+    {"**", Tok::StarStar}, {"//", Tok::SlashSlash}, {"<<", Tok::Shl},     {">>", Tok::Shr},     {"<=", Tok::Le},
+    {">=", Tok::Ge},       {"==", Tok::EqEq},       {"!=", Tok::Ne},      {"&&", Tok::AmpAmp},  {"||", Tok::PipePipe},
+    {"(", Tok::LParen},    {")", Tok::RParen},      {"[", Tok::LBracket}, {"]", Tok::RBracket}, {",", Tok::Comma},
+    {"?", Tok::Question},  {":", Tok::Colon},       {"+", Tok::Plus},     {"-", Tok::Minus},    {"*", Tok::Star},
+    {"/", Tok::Slash},     {"%", Tok::Percent},     {"~", Tok::Tilde},    {"!", Tok::Bang},     {"&", Tok::Amp},
+    {"|", Tok::Pipe},      {"^", Tok::Caret},       {"<", Tok::Lt},       {">", Tok::Gt},       {"=", Tok::Assign},
 };
 
 class Lexer {
@@ -79,13 +70,9 @@ class Lexer {
   }
 
  private:
-  static bool is_space(char c) {
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-  }
+  static bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
 
-  [[noreturn]] void fail(std::size_t at, const std::string& message) const {
-    throw ParseError(message, at + 1);
-  }
+  [[noreturn]] void fail(std::size_t at, const std::string& message) const { throw ParseError(message, at + 1); }
 
   void push(Tok kind, std::size_t start) {
     Token t;
@@ -104,8 +91,7 @@ class Lexer {
       if (is_digit_of_base(c)) {
         out += c;
         ++pos_;
-      } else if (c == '_' && !out.empty() && pos_ + 1 < text_.size() &&
-                 is_digit_of_base(text_[pos_ + 1])) {
+      } else if (c == '_' && !out.empty() && pos_ + 1 < text_.size() && is_digit_of_base(text_[pos_ + 1])) {
         ++pos_;
       } else {
         break;
@@ -128,8 +114,7 @@ class Lexer {
   void number() {
     std::size_t start = pos_;
     char second = pos_ + 1 < text_.size() ? text_[pos_ + 1] : '\0';
-    if (text_[pos_] == '0' && std::string_view("xXoObB").find(second) != std::string_view::npos &&
-        second != '\0') {
+    if (text_[pos_] == '0' && std::string_view("xXoObB").find(second) != std::string_view::npos && second != '\0') {
       based_integer(start, second);
       return;
     }
@@ -162,11 +147,11 @@ class Lexer {
       tokens_.back().float_value = std::strtod(literal.c_str(), nullptr);
       return;
     }
-    if (literal.size() > 1 && literal[0] == '0' &&
-        literal.find_first_not_of('0') != std::string::npos) {
+    if (literal.size() > 1 && literal[0] == '0' && literal.find_first_not_of('0') != std::string::npos) {
       fail(start, "invalid number '" + std::string(text_.substr(start, pos_ - start)) +
                       "': leading zeros are not allowed (C would read it as octal, Python "
-                      "refuses it); write 0o" + literal.substr(1) + " for octal");
+                      "refuses it); write 0o" +
+                      literal.substr(1) + " for octal");
     }
     push(Tok::Int, start);
     tokens_.back().int_value = to_int(literal, 10, start);
@@ -187,8 +172,8 @@ class Lexer {
     std::string literal = digits(is_base_digit);
     if (literal.empty()) {
       reject_suffix(start);
-      fail(start, "invalid number '" + std::string(text_.substr(start, pos_ - start)) +
-                      "': " + name + " digits must follow the prefix");
+      fail(start, "invalid number '" + std::string(text_.substr(start, pos_ - start)) + "': " + name +
+                      " digits must follow the prefix");
     }
     reject_suffix(start);
     push(Tok::Int, start);

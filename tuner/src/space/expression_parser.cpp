@@ -25,20 +25,18 @@ using expr::Token;
 constexpr int kMaxNesting = 200;  // parentheses and prefix operators inside each other
 constexpr int kMaxHeight = 1000;  // tree height (a+a+...+a); bounds the compiler's recursion
 
-enum class Kind : uint8_t {
-  Const, Slot, Unary, Binary, Chain, AndPy, OrPy, AndC, OrC, Ternary, Call
-};
+enum class Kind : uint8_t { Const, Slot, Unary, Binary, Chain, AndPy, OrPy, AndC, OrC, Ternary, Call };
 
 struct Node {
   Kind kind = Kind::Const;
   Op op = Op::Return;  // Unary, Binary, Call (Abs, Min2, Max2)
   int column = 0;
-  Cell value{};              // Const
-  int slot = -1;             // Slot
-  std::vector<int> kids;     // Ternary: condition, value if true, value if false
-  std::vector<Op> cmps;      // Chain: cmps[k] sits between kids[k] and kids[k + 1]
+  Cell value{};           // Const
+  int slot = -1;          // Slot
+  std::vector<int> kids;  // Ternary: condition, value if true, value if false
+  std::vector<Op> cmps;   // Chain: cmps[k] sits between kids[k] and kids[k + 1]
   int height = 1;
-  bool constant = true;      // reads no slot
+  bool constant = true;  // reads no slot
 };
 
 Cell int_cell(int64_t v) {
@@ -74,9 +72,8 @@ int edit_distance(std::string_view a, std::string_view b) {
 
 bool iequals(std::string_view a, std::string_view b) {
   auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; };
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [&](char x, char y) {
-           return lower(x) == lower(y);
-         });
+  return a.size() == b.size() &&
+         std::equal(a.begin(), a.end(), b.begin(), [&](char x, char y) { return lower(x) == lower(y); });
 }
 
 // The candidate closest to `word`, or "" when none is close enough to be a likely typo.
@@ -101,18 +98,23 @@ std::string join(std::span<const std::string> words) {
 }
 
 bool is_comparison(Tok t) {
-  return t == Tok::Lt || t == Tok::Le || t == Tok::Gt || t == Tok::Ge || t == Tok::EqEq ||
-         t == Tok::Ne;
+  return t == Tok::Lt || t == Tok::Le || t == Tok::Gt || t == Tok::Ge || t == Tok::EqEq || t == Tok::Ne;
 }
 
 Op comparison_op(Tok t) {
   switch (t) {
-    case Tok::Lt: return Op::Lt;
-    case Tok::Le: return Op::Le;
-    case Tok::Gt: return Op::Gt;
-    case Tok::Ge: return Op::Ge;
-    case Tok::EqEq: return Op::Eq;
-    default: return Op::Ne;
+    case Tok::Lt:
+      return Op::Lt;
+    case Tok::Le:
+      return Op::Le;
+    case Tok::Gt:
+      return Op::Gt;
+    case Tok::Ge:
+      return Op::Ge;
+    case Tok::EqEq:
+      return Op::Eq;
+    default:
+      return Op::Ne;
   }
 }
 
@@ -120,18 +122,28 @@ Op comparison_op(Tok t) {
 constexpr int kBinaryLevels = 6;
 Op binary_op(int level, Tok t) {
   switch (level) {
-    case 0: return t == Tok::Pipe ? Op::BitOr : Op::Return;
-    case 1: return t == Tok::Caret ? Op::BitXor : Op::Return;
-    case 2: return t == Tok::Amp ? Op::BitAnd : Op::Return;
-    case 3: return t == Tok::Shl ? Op::Shl : t == Tok::Shr ? Op::Shr : Op::Return;
-    case 4: return t == Tok::Plus ? Op::Add : t == Tok::Minus ? Op::Sub : Op::Return;
+    case 0:
+      return t == Tok::Pipe ? Op::BitOr : Op::Return;
+    case 1:
+      return t == Tok::Caret ? Op::BitXor : Op::Return;
+    case 2:
+      return t == Tok::Amp ? Op::BitAnd : Op::Return;
+    case 3:
+      return t == Tok::Shl ? Op::Shl : t == Tok::Shr ? Op::Shr : Op::Return;
+    case 4:
+      return t == Tok::Plus ? Op::Add : t == Tok::Minus ? Op::Sub : Op::Return;
     default:
       switch (t) {
-        case Tok::Star: return Op::Mul;
-        case Tok::Slash: return Op::Div;
-        case Tok::SlashSlash: return Op::FloorDiv;
-        case Tok::Percent: return Op::Mod;
-        default: return Op::Return;
+        case Tok::Star:
+          return Op::Mul;
+        case Tok::Slash:
+          return Op::Div;
+        case Tok::SlashSlash:
+          return Op::FloorDiv;
+        case Tok::Percent:
+          return Op::Mod;
+        default:
+          return Op::Return;
       }
   }
 }
@@ -140,8 +152,7 @@ const std::string kFunctions[] = {"min", "max", "abs"};
 
 class Parser {
  public:
-  Parser(std::string_view text, std::span<const std::string> names)
-      : tokens_(expr::tokenize(text)), names_(names) {}
+  Parser(std::string_view text, std::span<const std::string> names) : tokens_(expr::tokenize(text)), names_(names) {}
 
   std::vector<Node> nodes;
 
@@ -160,8 +171,7 @@ class Parser {
    public:
     explicit Nest(Parser& p) : p_(p) {
       if (++p_.depth_ > kMaxNesting) {
-        p_.fail(p_.cur(), "expression nests more than " + std::to_string(kMaxNesting) +
-                              " levels deep; simplify it");
+        p_.fail(p_.cur(), "expression nests more than " + std::to_string(kMaxNesting) + " levels deep; simplify it");
       }
     }
     ~Nest() { --p_.depth_; }
@@ -178,9 +188,7 @@ class Parser {
     return t;
   }
 
-  [[noreturn]] void fail(const Token& at, const std::string& message) const {
-    throw ParseError(message, at.column);
-  }
+  [[noreturn]] void fail(const Token& at, const std::string& message) const { throw ParseError(message, at.column); }
 
   static std::string col(const Token& t) { return "column " + std::to_string(t.column); }
 
@@ -190,14 +198,12 @@ class Parser {
     if (t.kind == Tok::Assign) {
       const Token& next = tokens_[pos_ + 1];
       if ((next.kind == Tok::Gt || next.kind == Tok::Lt) && next.column == t.column + 1) {
-        fail(t, "'=" + std::string(next.text) + "' is not an operator; write '" +
-                    std::string(next.text) + "='");
+        fail(t, "'=" + std::string(next.text) + "' is not an operator; write '" + std::string(next.text) + "='");
       }
       fail(t, "'=' is assignment; use '==' for comparison");
     }
     if (t.kind == Tok::String) {
-      fail(t, "strings such as " + std::string(t.text) +
-                  " are not supported; constraints work on integer parameters");
+      fail(t, "strings such as " + std::string(t.text) + " are not supported; constraints work on integer parameters");
     }
   }
 
@@ -217,8 +223,7 @@ class Parser {
     if (t.kind == Tok::RParen) fail(t, "unmatched ')'");
     if (t.kind == Tok::KwElse) fail(t, "'else' without 'if': write 'x if cond else y'");
     if (t.kind == Tok::Colon) fail(t, "':' without '?': write 'cond ? x : y'");
-    fail(t, "unexpected " + expr::describe(t) +
-                " after a complete expression: expected an operator or the end");
+    fail(t, "unexpected " + expr::describe(t) + " after a complete expression: expected an operator or the end");
   }
 
   int add(Node n) {
@@ -253,8 +258,8 @@ class Parser {
       int condition = disjunction();
       if (!at(Tok::KwElse)) {
         reject_mistakes();
-        fail(cur(), "expected 'else' to complete the 'if' at " + col(if_token) + ", found " +
-                        expr::describe(cur()) + ": write 'x if cond else y'");
+        fail(cur(), "expected 'else' to complete the 'if' at " + col(if_token) + ", found " + expr::describe(cur()) +
+                        ": write 'x if cond else y'");
       }
       advance();
       int other = expression();
@@ -265,8 +270,8 @@ class Parser {
       int then = expression();
       if (!at(Tok::Colon)) {
         reject_mistakes();
-        fail(cur(), "expected ':' to complete the '?' at " + col(question) + ", found " +
-                        expr::describe(cur()) + ": write 'cond ? x : y'");
+        fail(cur(), "expected ':' to complete the '?' at " + col(question) + ", found " + expr::describe(cur()) +
+                        ": write 'cond ? x : y'");
       }
       advance();
       int other = expression();
@@ -325,8 +330,7 @@ class Parser {
   int binary(int level) {
     if (level == kBinaryLevels) return factor();
     int left = binary(level + 1);
-    for (Op op = binary_op(level, cur().kind); op != Op::Return;
-         op = binary_op(level, cur().kind)) {
+    for (Op op = binary_op(level, cur().kind); op != Op::Return; op = binary_op(level, cur().kind)) {
       const Token& token = advance();
       int right = binary(level + 1);
       left = make(Kind::Binary, op, token, {left, right});
@@ -337,11 +341,20 @@ class Parser {
   int factor() {
     Op op = Op::Return;
     switch (cur().kind) {
-      case Tok::Minus: op = Op::Neg; break;
-      case Tok::Plus: op = Op::Pos; break;
-      case Tok::Tilde: op = Op::Invert; break;
-      case Tok::Bang: op = Op::Not; break;  // C's !, as tight as unary minus
-      default: return power();
+      case Tok::Minus:
+        op = Op::Neg;
+        break;
+      case Tok::Plus:
+        op = Op::Pos;
+        break;
+      case Tok::Tilde:
+        op = Op::Invert;
+        break;
+      case Tok::Bang:
+        op = Op::Not;
+        break;  // C's !, as tight as unary minus
+      default:
+        return power();
     }
     Nest nest(*this);
     const Token& token = advance();
@@ -376,15 +389,15 @@ class Parser {
         if (!at(Tok::RParen)) {
           reject_mistakes();
           if (at(Tok::End)) fail(cur(), "missing ')' to close the '(' at " + col(t));
-          fail(cur(), "expected ')' to close the '(' at " + col(t) + ", found " +
-                          expr::describe(cur()));
+          fail(cur(), "expected ')' to close the '(' at " + col(t) + ", found " + expr::describe(cur()));
         }
         advance();
         return inner;
       }
       case Tok::KwNot:
-        fail(t, "'not' cannot appear here: in Python it binds loosely ('not a == b' means "
-                "'not (a == b)'); write '(not x)' or '!x'");
+        fail(t,
+             "'not' cannot appear here: in Python it binds loosely ('not a == b' means "
+             "'not (a == b)'); write '(not x)' or '!x'");
       default:
         unexpected("a number, a parameter or '('");
     }
@@ -427,12 +440,13 @@ class Parser {
   }
 
   int call(const Token& name) {
-    Op op = name.text == "min" ? Op::Min2 : name.text == "max" ? Op::Max2
-          : name.text == "abs" ? Op::Abs : Op::Return;
+    Op op = name.text == "min" ? Op::Min2 : name.text == "max" ? Op::Max2 : name.text == "abs" ? Op::Abs : Op::Return;
     if (op == Op::Return) {
       if (find_name(name.text) >= 0) {
-        fail(name, "'" + std::string(name.text) + "' is a parameter, not a function; "
-                   "write '" + std::string(name.text) + " * (...)' to multiply");
+        fail(name, "'" + std::string(name.text) +
+                       "' is a parameter, not a function; "
+                       "write '" +
+                       std::string(name.text) + " * (...)' to multiply");
       }
       std::string guess = closest(name.text, kFunctions);
       fail(name, "unknown function '" + std::string(name.text) + "'" +
@@ -449,11 +463,10 @@ class Parser {
       } else if (!at(Tok::RParen)) {
         reject_mistakes();
         if (at(Tok::End)) {
-          fail(cur(), "missing ')' to close the call of " + std::string(name.text) + "() at " +
-                          col(name));
+          fail(cur(), "missing ')' to close the call of " + std::string(name.text) + "() at " + col(name));
         }
-        fail(cur(), "expected ',' or ')' in the call of " + std::string(name.text) +
-                        "(), found " + expr::describe(cur()));
+        fail(cur(),
+             "expected ',' or ')' in the call of " + std::string(name.text) + "(), found " + expr::describe(cur()));
       }
     }
     advance();  // ')'
@@ -559,9 +572,8 @@ class Compiler {
         // a < b < c: b is evaluated once and stays on the stack for the next link.
         std::vector<std::size_t> exits;
         for (std::size_t j = 0; j + 1 < k.size(); ++j) {
-          std::size_t link = j + 2 < k.size()
-                                 ? binary(Op::ChainCmp, 0, j == 0 ? k[0] : -1, k[j + 1])
-                                 : binary(n.cmps[j], n.column, j == 0 ? k[0] : -1, k[j + 1]);
+          std::size_t link = j + 2 < k.size() ? binary(Op::ChainCmp, 0, j == 0 ? k[0] : -1, k[j + 1])
+                                              : binary(n.cmps[j], n.column, j == 0 ? k[0] : -1, k[j + 1]);
           if (j + 2 < k.size()) {
             code_[link].cmp = n.cmps[j];
             exits.push_back(link);

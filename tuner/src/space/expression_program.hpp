@@ -28,13 +28,34 @@ enum class Op : uint8_t {
   PushFloat,  // y: the bits of the double
   Load,       // a: slot
   // Unary, on the top cell. a: column of the operator, for error messages.
-  Neg, Pos, Invert, Not, ToBool, Abs,
+  Neg,
+  Pos,
+  Invert,
+  Not,
+  ToBool,
+  Abs,
   // Binary: x op y, operands as `lhs`/`rhs` say. a: column of the operator.
-  Add, Sub, Mul, Div, FloorDiv, Mod, Pow,
-  BitAnd, BitOr, BitXor, Shl, Shr,
-  Lt, Le, Gt, Ge, Eq, Ne,
-  Min2, Max2,  // min(x, y) / max(x, y) with Python's tie rule (the first wins)
-  ChainCmp,    // a link of a chain, cmp: Lt..Ne; leaves y if x cmp y, else 0 and jumps to a
+  Add,
+  Sub,
+  Mul,
+  Div,
+  FloorDiv,
+  Mod,
+  Pow,
+  BitAnd,
+  BitOr,
+  BitXor,
+  Shl,
+  Shr,
+  Lt,
+  Le,
+  Gt,
+  Ge,
+  Eq,
+  Ne,
+  Min2,
+  Max2,      // min(x, y) / max(x, y) with Python's tie rule (the first wins)
+  ChainCmp,  // a link of a chain, cmp: Lt..Ne; leaves y if x cmp y, else 0 and jumps to a
   // Control. a: target instruction index.
   Jump,
   JumpIfFalsePop,   // pop; jump when it was falsy (ternaries)
@@ -65,9 +86,9 @@ struct Instr {
 
 struct Program {
   std::vector<Instr> code;
-  int max_depth = 0;   // most cells the stack holds at once
-  int max_slot = -1;   // highest slot read; -1 when none
-  std::string text;    // the source, for error messages
+  int max_depth = 0;  // most cells the stack holds at once
+  int max_slot = -1;  // highest slot read; -1 when none
+  std::string text;   // the source, for error messages
 };
 
 // Runs `program` with slot k bound to slots[k]. Throws EvalError.

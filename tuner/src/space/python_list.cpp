@@ -50,14 +50,15 @@ class ListReader {
 
  private:
   [[noreturn]] void fail(std::size_t column, const std::string& why) const {
-    throw Error("parameter values '" + std::string(text_) +
-                "' are not a supported Python list: " + why + " (column " +
+    throw Error("parameter values '" + std::string(text_) + "' are not a supported Python list: " + why + " (column " +
                 std::to_string(column) + ")\n" + caret_at(text_, column) + "\n" + kAcceptedForms);
   }
 
   [[noreturn]] void fail_value(Span s, const std::string& why) const {
-    throw Error("parameter values '" + std::string(text_) + "': ktune parameters are integers, "
-                "but " + why + "\n" + caret_at(text_, column(s.begin)));
+    throw Error("parameter values '" + std::string(text_) +
+                "': ktune parameters are integers, "
+                "but " +
+                why + "\n" + caret_at(text_, column(s.begin)));
   }
 
   std::size_t column(std::size_t token) const { return tokens_[token].column; }
@@ -85,9 +86,8 @@ class ListReader {
         std::size_t o = open.back();
         open.pop_back();
         if ((kind(o) == Tok::LParen) != (k == Tok::RParen)) {
-          fail(column(i), "'" + std::string(tokens_[o].text) + "' at column " +
-                              std::to_string(column(o)) + " is closed by '" +
-                              std::string(tokens_[i].text) + "'");
+          fail(column(i), "'" + std::string(tokens_[o].text) + "' at column " + std::to_string(column(o)) +
+                              " is closed by '" + std::string(tokens_[i].text) + "'");
         }
         match_[o] = i;
       }
@@ -125,8 +125,7 @@ class ListReader {
     std::size_t i = s.begin;
     while (true) {
       if (i >= s.end) {
-        fail(column(i), std::string("expected a list, range(...) or list(...)") +
-                            (i > s.begin ? " after '+'" : ""));
+        fail(column(i), std::string("expected a list, range(...) or list(...)") + (i > s.begin ? " after '+'" : ""));
       }
       std::size_t next = term_end(i);
       std::vector<int64_t> part = term({i, next});
@@ -136,8 +135,7 @@ class ListReader {
       }
       if (next >= s.end) break;
       if (kind(next) != Tok::Plus) {
-        fail(column(next), "expected '+' or the end after a list, found " +
-                               expr::describe(tokens_[next]));
+        fail(column(next), "expected '+' or the end after a list, found " + expr::describe(tokens_[next]));
       }
       i = next + 1;
     }
@@ -180,12 +178,11 @@ class ListReader {
     if (element.empty()) fail(column(for_token), "a value must come before 'for'");
     std::size_t name = for_token + 1;
     if (name >= s.end || kind(name) != Tok::Name) {
-      fail(column(name), "expected a loop variable after 'for', found " +
-                             expr::describe(tokens_[name]));
+      fail(column(name), "expected a loop variable after 'for', found " + expr::describe(tokens_[name]));
     }
     if (name + 1 >= s.end || kind(name + 1) != Tok::KwIn) {
-      fail(column(name + 1), "expected 'in' after 'for " + std::string(tokens_[name].text) +
-                                 "', found " + expr::describe(tokens_[name + 1]));
+      fail(column(name + 1), "expected 'in' after 'for " + std::string(tokens_[name].text) + "', found " +
+                                 expr::describe(tokens_[name + 1]));
     }
     Span rest{name + 2, s.end};
     if (find_top(rest, Tok::KwFor) != rest.end) {
@@ -218,8 +215,7 @@ class ListReader {
     std::vector<Span> parts = split_top(args, Tok::Comma);
     if (parts.size() > 1 && parts.back().empty()) parts.pop_back();  // range(5,)
     if (args.empty() || parts.size() > 3) {
-      fail(column(name), "range() takes 1 to 3 arguments, not " +
-                             std::to_string(args.empty() ? 0 : parts.size()));
+      fail(column(name), "range() takes 1 to 3 arguments, not " + std::to_string(args.empty() ? 0 : parts.size()));
     }
     int64_t a[3] = {0, 0, 1};
     for (std::size_t k = 0; k < parts.size(); ++k) {
@@ -231,13 +227,12 @@ class ListReader {
     int64_t step = parts.size() == 3 ? a[2] : 1;
     if (step == 0) fail(column(parts[2].begin), "range() step must not be zero");
     // Python's len(range(start, stop, step)), in 128 bits so that no difference overflows.
-    __int128 span = step > 0 ? static_cast<__int128>(stop) - start
-                             : static_cast<__int128>(start) - stop;
+    __int128 span = step > 0 ? static_cast<__int128>(stop) - start : static_cast<__int128>(start) - stop;
     __int128 magnitude = step > 0 ? step : -static_cast<__int128>(step);
     __int128 count = span <= 0 ? 0 : (span - 1) / magnitude + 1;
     if (count > kMaxValues) {
-      fail(column(name), "range() gives " + std::to_string(static_cast<long long>(
-                             count > INT64_MAX ? INT64_MAX : count)) +
+      fail(column(name), "range() gives " +
+                             std::to_string(static_cast<long long>(count > INT64_MAX ? INT64_MAX : count)) +
                              " values, more than the limit of " + std::to_string(kMaxValues));
     }
     std::vector<int64_t> out;
@@ -268,12 +263,10 @@ class ListReader {
   }
 
   // The value of `s` (parsed here unless `parsed` is given), which must be an integer.
-  int64_t integer(Span s, const Expression* parsed, std::span<const int64_t> slots,
-                  const char* what) const {
+  int64_t integer(Span s, const Expression* parsed, std::span<const int64_t> slots, const char* what) const {
     Value v = parsed ? evaluate(*parsed, s, slots) : evaluate(expression(s, {}), s, slots);
     if (!v.is_int()) {
-      std::string why = std::string(what) + " '" + std::string(source(s)) + "' is the float " +
-                        format_float(v.f);
+      std::string why = std::string(what) + " '" + std::string(source(s)) + "' is the float " + format_float(v.f);
       if (!slots.empty()) why += " for " + loop_variable_ + " = " + std::to_string(slots[0]);
       fail_value(s, why);
     }
@@ -299,8 +292,6 @@ class ListReader {
 
 }  // namespace
 
-std::vector<int64_t> evaluate_python_list(std::string_view text) {
-  return ListReader(text).read();
-}
+std::vector<int64_t> evaluate_python_list(std::string_view text) { return ListReader(text).read(); }
 
 }  // namespace ktune

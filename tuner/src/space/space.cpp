@@ -15,8 +15,7 @@ uint64_t saturating_mul(uint64_t a, uint64_t b) {
 
 std::string describe(std::span<const std::string> names, std::span<const int64_t> values) {
   std::string s;
-  for (std::size_t k = 0; k < names.size(); ++k)
-    s += (k ? " " : "") + names[k] + "=" + std::to_string(values[k]);
+  for (std::size_t k = 0; k < names.size(); ++k) s += (k ? " " : "") + names[k] + "=" + std::to_string(values[k]);
   return s;
 }
 
@@ -87,8 +86,8 @@ void Enumeration::sort() {
   std::vector<uint32_t> order(n);
   std::iota(order.begin(), order.end(), 0);
   std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-    return std::lexicographical_compare(keys_.begin() + a * w, keys_.begin() + (a + 1) * w,
-                                        keys_.begin() + b * w, keys_.begin() + (b + 1) * w);
+    return std::lexicographical_compare(keys_.begin() + a * w, keys_.begin() + (a + 1) * w, keys_.begin() + b * w,
+                                        keys_.begin() + (b + 1) * w);
   });
   std::vector<uint64_t> sorted(keys_.size());
   for (std::size_t r = 0; r < n; ++r) std::copy_n(keys_.begin() + order[r] * w, w, sorted.begin() + r * w);
@@ -133,8 +132,10 @@ std::optional<std::size_t> Enumeration::find(std::span<const uint32_t> positions
   while (lo < hi) {  // the first config not below the target
     const std::size_t mid = lo + (hi - lo) / 2;
     const uint64_t* at = keys_.data() + mid * words_;
-    if (std::lexicographical_compare(at, at + words_, target, target + words_)) lo = mid + 1;
-    else hi = mid;
+    if (std::lexicographical_compare(at, at + words_, target, target + words_))
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   if (lo < size() && std::equal(target, target + words_, keys_.data() + lo * words_)) return lo;
   return std::nullopt;
@@ -159,17 +160,15 @@ Space::Space(std::vector<Parameter> parameters, std::vector<std::string> constra
     if (!seen.insert(p.name).second)
       throw Error("parameter '" + p.name + "' is declared twice; declare each parameter once");
     if (p.values.empty())
-      throw Error("parameter '" + p.name + "' has no values; list some, e.g. \"" + p.name +
-                  "=32,64\"");
+      throw Error("parameter '" + p.name + "' has no values; list some, e.g. \"" + p.name + "=32,64\"");
     names_.push_back(p.name);
   }
   for (std::size_t c = 0; c < constraints.size(); ++c) {
     try {
       constraints_.push_back(Expression::parse(constraints[c], names_));
     } catch (const ParseError& e) {
-      throw ParseError("constraint " + std::to_string(c + 1) + " \"" + constraints[c] +
-                           "\": column " + std::to_string(e.column()) + ": " + e.what() +
-                           "\n" + caret_at(constraints[c], e.column()),
+      throw ParseError("constraint " + std::to_string(c + 1) + " \"" + constraints[c] + "\": column " +
+                           std::to_string(e.column()) + ": " + e.what() + "\n" + caret_at(constraints[c], e.column()),
                        e.column());
     }
   }
@@ -181,8 +180,7 @@ uint64_t Space::product() const {
   return n;
 }
 
-std::optional<uint64_t> Space::points_excluded_by(std::size_t c,
-                                                  uint64_t max_evaluations) const {
+std::optional<uint64_t> Space::points_excluded_by(std::size_t c, uint64_t max_evaluations) const {
   const auto& slots = constraints_[c].slots();
   uint64_t own = 1, others = 1;
   for (std::size_t k = 0; k < parameters_.size(); ++k) {
@@ -208,8 +206,8 @@ int Space::first_violated(std::span<const int64_t> values) const {
     try {
       if (!constraints_[c].holds(values)) return static_cast<int>(c);
     } catch (const EvalError& e) {
-      throw EvalError("constraint " + std::to_string(c + 1) + " \"" + constraints_[c].text() +
-                      "\" at " + describe(names_, values) + ": " + e.what());
+      throw EvalError("constraint " + std::to_string(c + 1) + " \"" + constraints_[c].text() + "\" at " +
+                      describe(names_, values) + ": " + e.what());
     }
   }
   return -1;
@@ -238,12 +236,11 @@ Enumeration Space::walk(uint64_t limit, uint64_t max_visits, bool keep) const {
   }
   // Points below depth d: what a rejection at depth d removes.
   std::vector<uint64_t> below(n, 1);
-  for (std::size_t d = n - 1; d > 0; --d)
-    below[d - 1] = saturating_mul(below[d], parameters_[order[d]].values.size());
+  for (std::size_t d = n - 1; d > 0; --d) below[d - 1] = saturating_mul(below[d], parameters_[order[d]].values.size());
 
   std::vector<int64_t> values(n);
-  std::vector<uint32_t> pos(n, 0);      // value position per depth
-  std::vector<uint32_t> declared(n);    // a survivor's positions, declaration order
+  std::vector<uint32_t> pos(n, 0);    // value position per depth
+  std::vector<uint32_t> declared(n);  // a survivor's positions, declaration order
   uint64_t count = 0;
 
   std::size_t d = 0;
@@ -271,8 +268,8 @@ Enumeration Space::walk(uint64_t limit, uint64_t max_visits, bool keep) const {
         std::string at;
         for (std::size_t b = 0; b <= d; ++b)
           at += (b ? " " : "") + names_[order[b]] + "=" + std::to_string(values[order[b]]);
-        throw EvalError("constraint " + std::to_string(c + 1) + " \"" + constraints_[c].text() +
-                        "\" at " + at + ": " + e.what());
+        throw EvalError("constraint " + std::to_string(c + 1) + " \"" + constraints_[c].text() + "\" at " + at + ": " +
+                        e.what());
       }
       if (!holds) {
         result.rejected_by[c] += below[d];

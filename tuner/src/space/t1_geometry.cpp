@@ -21,7 +21,7 @@ bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || 
 // max(p) or min(p) of a parameter p at text[after_name] (just past "max"/"min"): its
 // value and where the call ends; nullopt for anything else (max of numbers stays as it is).
 std::optional<std::pair<int64_t, std::size_t>> fold_min_max(const std::string& text, const std::string& ident,
-                                                             std::size_t after_name, const SpaceSpec& space) {
+                                                            std::size_t after_name, const SpaceSpec& space) {
   if (ident != "max" && ident != "min") return std::nullopt;
   auto skip_space = [&](std::size_t j) {
     while (j < text.size() && std::isspace(static_cast<unsigned char>(text[j]))) ++j;
@@ -74,8 +74,7 @@ std::string resolve_lists(const std::string& text, const SpaceSpec& space, std::
     const std::string ident = text.substr(i, j - i);
     if (ident == "ProblemSize") {
       std::size_t k = skip_space(j);
-      if (k >= text.size() || text[k] != '[')
-        throw bad("ProblemSize is a list; index it, e.g. ProblemSize[0]");
+      if (k >= text.size() || text[k] != '[') throw bad("ProblemSize is a list; index it, e.g. ProblemSize[0]");
       k = skip_space(k + 1);
       const std::size_t start = k;
       while (k < text.size() && std::isdigit(static_cast<unsigned char>(text[k])) && k - start < 3) ++k;
@@ -157,8 +156,8 @@ T1Geometry::T1Geometry(const T1Kernel& kernel, std::vector<std::string> names, s
     if (kernel.grid_div[d]) {
       std::vector<Expression> exprs;
       for (std::size_t i = 0; i < kernel.grid_div[d]->size(); ++i)
-        exprs.push_back(parse((*kernel.grid_div[d])[i],
-                              std::string("GridDiv") + axes[d] + "[" + std::to_string(i) + "]"));
+        exprs.push_back(
+            parse((*kernel.grid_div[d])[i], std::string("GridDiv") + axes[d] + "[" + std::to_string(i) + "]"));
       grid_div_[d] = std::move(exprs);
     }
     if (!kernel.local_size[d].empty())
@@ -210,10 +209,9 @@ T1Geometry::Dims T1Geometry::divisors(std::span<const int64_t> values) const {
       int64_t product = 1;
       for (std::size_t i = 0; i < grid_div_[d]->size(); ++i) {
         const Expression& e = (*grid_div_[d])[i];
-        const int64_t f = t1_geometry::truncated(e, values, field + "[" + std::to_string(i) + "] \"" + e.text() +
-                                                                 "\" for " + describe(values));
-        if (__builtin_mul_overflow(product, f, &product))
-          throw Error(field + " overflows for " + describe(values));
+        const int64_t f = t1_geometry::truncated(
+            e, values, field + "[" + std::to_string(i) + "] \"" + e.text() + "\" for " + describe(values));
+        if (__builtin_mul_overflow(product, f, &product)) throw Error(field + " overflows for " + describe(values));
       }
       div[d] = product;
     }
@@ -240,14 +238,13 @@ void T1Geometry::check_local_size(std::span<const int64_t> values) const {
   const Dims b = block(values);
   for (int d = 0; d < 3; ++d) {
     if (!local_size_[d]) continue;
-    const std::string field = origin_ + ": KernelSpecification.LocalSize." + axes[d] + " \"" +
-                              local_size_[d]->text() + "\"";
+    const std::string field =
+        origin_ + ": KernelSpecification.LocalSize." + axes[d] + " \"" + local_size_[d]->text() + "\"";
     const int64_t v = t1_geometry::truncated(*local_size_[d], values, field + " for " + describe(values));
     if (v == b[d]) continue;
-    const std::string fix = block_slot_[d] >= 0
-                                ? std::string("make it \"") + kT1BlockNames[d] + "\""
-                                : std::string("add a parameter ") + kT1BlockNames[d] + " or make it \"" +
-                                      std::to_string(b[d]) + "\"";
+    const std::string fix = block_slot_[d] >= 0 ? std::string("make it \"") + kT1BlockNames[d] + "\""
+                                                : std::string("add a parameter ") + kT1BlockNames[d] +
+                                                      " or make it \"" + std::to_string(b[d]) + "\"";
     throw Error(field + " is " + std::to_string(v) + " for " + describe(values) + ", but Kernel Tuner launches " +
                 std::to_string(b[d]) + " threads there (" +
                 (block_slot_[d] >= 0 ? std::string("the parameter ") + kT1BlockNames[d]

@@ -57,10 +57,9 @@ std::string expression(const json& v, const Where& w, const std::string& field) 
 
 const std::map<std::string, T1Type>& types() {
   static const std::map<std::string, T1Type> t = {
-      {"bool", T1Type::Bool},     {"int8", T1Type::Int8},     {"uint8", T1Type::UInt8},
-      {"int16", T1Type::Int16},   {"uint16", T1Type::UInt16}, {"int32", T1Type::Int32},
-      {"uint32", T1Type::UInt32}, {"int64", T1Type::Int64},   {"uint64", T1Type::UInt64},
-      {"half", T1Type::Half},     {"float", T1Type::Float},   {"double", T1Type::Double}};
+      {"bool", T1Type::Bool},     {"int8", T1Type::Int8},   {"uint8", T1Type::UInt8},   {"int16", T1Type::Int16},
+      {"uint16", T1Type::UInt16}, {"int32", T1Type::Int32}, {"uint32", T1Type::UInt32}, {"int64", T1Type::Int64},
+      {"uint64", T1Type::UInt64}, {"half", T1Type::Half},   {"float", T1Type::Float},   {"double", T1Type::Double}};
   return t;
 }
 
@@ -79,8 +78,9 @@ T1Argument read_argument(const json& a, std::size_t index, const Where& w) {
   if (it == types().end()) {
     std::string fix = "use one of bool, int8, uint8, int16, uint16, int32, uint32, int64, uint64, half, float, double";
     if (type.size() > 1 && std::isdigit(static_cast<unsigned char>(type.back())))
-      fix = "vector types are not supported: declare the argument as its element type (e.g. \"float\" for "
-            "\"float4\") with Size multiplied by the width, and cast in the kernel";
+      fix =
+          "vector types are not supported: declare the argument as its element type (e.g. \"float\" for "
+          "\"float4\") with Size multiplied by the width, and cast in the kernel";
     w.fail(field + ".Type", "\"" + type + "\" is not supported; " + fix);
   }
   arg.type = it->second;
@@ -93,8 +93,9 @@ T1Argument read_argument(const json& a, std::size_t index, const Where& w) {
   } else if (memory == "Scalar") {
     arg.vector = false;
   } else if (memory == "Symbol") {
-    w.fail(field + ".MemoryType", "\"Symbol\" is not supported; make it a \"Vector\" with \"MemType\": \"Constant\", "
-                                  "which ktune copies to the __constant__ variable of the argument's Name");
+    w.fail(field + ".MemoryType",
+           "\"Symbol\" is not supported; make it a \"Vector\" with \"MemType\": \"Constant\", "
+           "which ktune copies to the __constant__ variable of the argument's Name");
   } else {
     w.fail(field + ".MemoryType", "\"" + memory + "\" is not supported; use \"Vector\" or \"Scalar\"");
   }
@@ -104,11 +105,13 @@ T1Argument read_argument(const json& a, std::size_t index, const Where& w) {
     if (mem == "Constant")
       arg.constant = true;
     else if (mem != "Global")
-      w.fail(field + ".MemType", "\"" + mem + "\" is not supported; use \"Constant\" (copied to the "
-                                 "__constant__ variable named like the argument) or leave it out");
+      w.fail(field + ".MemType", "\"" + mem +
+                                     "\" is not supported; use \"Constant\" (copied to the "
+                                     "__constant__ variable named like the argument) or leave it out");
   }
   if (arg.constant && !is_c_identifier(arg.name))
-    w.fail(field + ".Name", "must name the kernel's __constant__ variable (a C identifier) for \"MemType\": \"Constant\"");
+    w.fail(field + ".Name",
+           "must name the kernel's __constant__ variable (a C identifier) for \"MemType\": \"Constant\"");
   if (arg.type == T1Type::Bool && arg.vector)
     w.fail(field + ".Type", "\"bool\" vectors are not supported; use \"uint8\" (one byte an element)");
 
@@ -131,8 +134,7 @@ T1Argument read_argument(const json& a, std::size_t index, const Where& w) {
     if (!a.contains("Size"))
       w.fail(field, "has no \"Size\"; give the element count, e.g. \"ProblemSize[0]*ProblemSize[1]\"");
     arg.size = expression(a["Size"], w, field + ".Size");
-    if (!a.contains("FillType"))
-      w.fail(field, "has no \"FillType\"; give \"Constant\" (with FillValue) or \"Random\"");
+    if (!a.contains("FillType")) w.fail(field, "has no \"FillType\"; give \"Constant\" (with FillValue) or \"Random\"");
     const std::string fill = text(a["FillType"], w, field + ".FillType");
     if (fill == "Constant") {
       arg.fill = T1Argument::Fill::Constant;
@@ -140,8 +142,9 @@ T1Argument read_argument(const json& a, std::size_t index, const Where& w) {
     } else if (fill == "Random") {
       arg.fill = T1Argument::Fill::Random;
     } else {
-      w.fail(field + ".FillType", "\"" + fill + "\" is not supported; use \"Constant\" (every element FillValue) "
-                                  "or \"Random\" (uniform values, seeded by RandomSeed)");
+      w.fail(field + ".FillType", "\"" + fill +
+                                      "\" is not supported; use \"Constant\" (every element FillValue) "
+                                      "or \"Random\" (uniform values, seeded by RandomSeed)");
     }
   } else {
     arg.value = fill_value();
@@ -178,9 +181,10 @@ std::string percent_text(double fraction) {
 // (ktune's own, or an error where the strategy is made).
 std::string strategy_for(const std::string& name) {
   static const std::map<std::string, std::string> kt = {
-      {"brute_force", "exhaustive"}, {"random_sample", "random"},   {"genetic_algorithm", "genetic"},
-      {"simulated_annealing", "annealing"}, {"bayes_opt", "bayes"}, {"mls", "local"},
-      {"greedy_mls", "local"},       {"ordered_greedy_mls", "local"}};
+      {"brute_force", "exhaustive"},    {"random_sample", "random"},
+      {"genetic_algorithm", "genetic"}, {"simulated_annealing", "annealing"},
+      {"bayes_opt", "bayes"},           {"mls", "local"},
+      {"greedy_mls", "local"},          {"ordered_greedy_mls", "local"}};
   auto it = kt.find(name);
   return it == kt.end() ? name : it->second;
 }
@@ -190,28 +194,52 @@ std::string strategy_for(const std::string& name) {
 
 const char* to_string(T1Type t) {
   switch (t) {
-    case T1Type::Bool: return "bool";
-    case T1Type::Int8: return "int8";
-    case T1Type::UInt8: return "uint8";
-    case T1Type::Int16: return "int16";
-    case T1Type::UInt16: return "uint16";
-    case T1Type::Int32: return "int32";
-    case T1Type::UInt32: return "uint32";
-    case T1Type::Int64: return "int64";
-    case T1Type::UInt64: return "uint64";
-    case T1Type::Half: return "half";
-    case T1Type::Float: return "float";
-    case T1Type::Double: return "double";
+    case T1Type::Bool:
+      return "bool";
+    case T1Type::Int8:
+      return "int8";
+    case T1Type::UInt8:
+      return "uint8";
+    case T1Type::Int16:
+      return "int16";
+    case T1Type::UInt16:
+      return "uint16";
+    case T1Type::Int32:
+      return "int32";
+    case T1Type::UInt32:
+      return "uint32";
+    case T1Type::Int64:
+      return "int64";
+    case T1Type::UInt64:
+      return "uint64";
+    case T1Type::Half:
+      return "half";
+    case T1Type::Float:
+      return "float";
+    case T1Type::Double:
+      return "double";
   }
   return "?";
 }
 
 std::size_t size_of(T1Type t) {
   switch (t) {
-    case T1Type::Bool: case T1Type::Int8: case T1Type::UInt8: return 1;
-    case T1Type::Int16: case T1Type::UInt16: case T1Type::Half: return 2;
-    case T1Type::Int32: case T1Type::UInt32: case T1Type::Float: return 4;
-    case T1Type::Int64: case T1Type::UInt64: case T1Type::Double: return 8;
+    case T1Type::Bool:
+    case T1Type::Int8:
+    case T1Type::UInt8:
+      return 1;
+    case T1Type::Int16:
+    case T1Type::UInt16:
+    case T1Type::Half:
+      return 2;
+    case T1Type::Int32:
+    case T1Type::UInt32:
+    case T1Type::Float:
+      return 4;
+    case T1Type::Int64:
+    case T1Type::UInt64:
+    case T1Type::Double:
+      return 8;
   }
   return 0;
 }
@@ -245,25 +273,23 @@ void read_compiler_options(const json& ks, const Where& w, T1Kernel& k) {
       k.compiler_options.push_back(std::move(flag));
     }
   }
-
 }
 
 void read_problem_size(const json& ks, const Where& w, T1Kernel& k) {
   if (ks.contains("ProblemSize") && !ks["ProblemSize"].is_null()) {
     const json& ps = ks["ProblemSize"];
     const json list = ps.is_array() ? ps : json::array({ps});
-    if (list.empty() || list.size() > 3)
-      w.fail("KernelSpecification.ProblemSize", "must hold 1 to 3 sizes (x, y, z)");
+    if (list.empty() || list.size() > 3) w.fail("KernelSpecification.ProblemSize", "must hold 1 to 3 sizes (x, y, z)");
     for (std::size_t i = 0; i < list.size(); ++i) {
       auto v = whole(list[i]);
       if (!v || *v < 1)
         w.fail("KernelSpecification.ProblemSize[" + std::to_string(i) + "]",
-               json_excerpt(list[i]) + " is not supported; ktune tunes for integer problem sizes (each a key): "
-               "give positive integers, or pass --problem-size");
+               json_excerpt(list[i]) +
+                   " is not supported; ktune tunes for integer problem sizes (each a key): "
+                   "give positive integers, or pass --problem-size");
       k.problem_size.push_back(*v);
     }
   }
-
 }
 
 // GridDivX/Y/Z, LocalSize and SharedMemory: how each config is launched.
@@ -282,7 +308,8 @@ void read_launch_geometry(const json& ks, const Where& w, T1Kernel& k) {
   }
   if (ks.contains("LocalSize") && !ks["LocalSize"].is_null()) {
     const json& ls = ks["LocalSize"];
-    if (!ls.is_object()) w.fail("KernelSpecification.LocalSize", "must be an object {\"X\": ..., \"Y\": ..., \"Z\": ...}");
+    if (!ls.is_object())
+      w.fail("KernelSpecification.LocalSize", "must be an object {\"X\": ..., \"Y\": ..., \"Z\": ...}");
     for (int d = 0; d < 3; ++d)
       if (ls.contains(axes[d]) && !ls[axes[d]].is_null())
         k.local_size[d] = expression(ls[axes[d]], w, std::string("KernelSpecification.LocalSize.") + axes[d]);
@@ -290,8 +317,8 @@ void read_launch_geometry(const json& ks, const Where& w, T1Kernel& k) {
   if (ks.contains("SharedMemory") && !ks["SharedMemory"].is_null()) {
     auto v = whole(ks["SharedMemory"]);
     if (!v || *v < 0 || *v > (int64_t{1} << 30))
-      w.fail("KernelSpecification.SharedMemory", "must be a number of bytes (dynamic shared memory a block), not " +
-                                                     json_excerpt(ks["SharedMemory"]));
+      w.fail("KernelSpecification.SharedMemory",
+             "must be a number of bytes (dynamic shared memory a block), not " + json_excerpt(ks["SharedMemory"]));
     k.shared_memory = static_cast<uint32_t>(*v);
   }
 }
@@ -301,16 +328,17 @@ void refuse_unsupported(const json& ks, const Where& w) {
   if (ks.contains("Stream") && !ks["Stream"].is_null())
     w.fail("KernelSpecification.Stream", "is not supported: ktune launches on its own stream; set it to null");
   if (ks.contains("SimulationInput") && !ks["SimulationInput"].is_null())
-    w.fail("KernelSpecification.SimulationInput", "is not supported by `ktune tune`, which measures on the GPU; "
-                                                  "replay a recording with `ktune simulate --cache FILE`");
+    w.fail("KernelSpecification.SimulationInput",
+           "is not supported by `ktune tune`, which measures on the GPU; "
+           "replay a recording with `ktune simulate --cache FILE`");
   if (ks.contains("ReferenceArguments") && !ks["ReferenceArguments"].is_null())
-    w.fail("KernelSpecification.ReferenceArguments", "is not supported: ktune checks every config against the "
-                                                     "Default config's outputs; remove it");
+    w.fail("KernelSpecification.ReferenceArguments",
+           "is not supported: ktune checks every config against the "
+           "Default config's outputs; remove it");
   if (ks.contains("GlobalSizeType") && ks["GlobalSizeType"].is_string() && ks["GlobalSizeType"] != "CUDA" &&
       ks["GlobalSizeType"] != "OpenCL")
-    w.fail("KernelSpecification.GlobalSizeType", "\"" + ks["GlobalSizeType"].get<std::string>() +
-                                                 "\" is not supported; use \"CUDA\"");
-
+    w.fail("KernelSpecification.GlobalSizeType",
+           "\"" + ks["GlobalSizeType"].get<std::string>() + "\" is not supported; use \"CUDA\"");
 }
 
 // The arguments in order; the outputs those marked "Output": 1, else the vectors written.
@@ -326,7 +354,8 @@ void read_arguments(const json& ks, const Where& w, T1Kernel& k) {
       const json& o = args[i]["Output"];
       auto v = o.is_boolean() ? std::optional<int64_t>(o.get<bool>()) : whole(o);
       if (!v || (*v != 0 && *v != 1))
-        w.fail("KernelSpecification.Arguments[" + std::to_string(i) + "].Output", "must be 0 or 1, not " + json_excerpt(o));
+        w.fail("KernelSpecification.Arguments[" + std::to_string(i) + "].Output",
+               "must be 0 or 1, not " + json_excerpt(o));
       any_output_field = true;
     }
   }
@@ -346,8 +375,9 @@ void read_arguments(const json& ks, const Where& w, T1Kernel& k) {
   bool any_output = false;
   for (const auto& a : k.arguments) any_output |= a.output;
   if (!any_output)
-    w.fail("KernelSpecification.Arguments", "has no output to check: mark the array the kernel writes with "
-                                            "\"Output\": 1 (every config is compared with the Default config on it)");
+    w.fail("KernelSpecification.Arguments",
+           "has no output to check: mark the array the kernel writes with "
+           "\"Output\": 1 (every config is compared with the Default config on it)");
 }
 
 // Search and Budget: the spec's strategy and budget, when it names them.
@@ -378,7 +408,8 @@ void read_search(const json& doc, const Where& w, T1Kernel& k) {
       } else if (type == "TuningDuration") {
         k.budget_seconds = value;
       } else {
-        w.fail(field + ".Type", "\"" + type + "\" is not one of ConfigurationCount, ConfigurationFraction, TuningDuration");
+        w.fail(field + ".Type",
+               "\"" + type + "\" is not one of ConfigurationCount, ConfigurationFraction, TuningDuration");
       }
     }
   }
@@ -391,8 +422,9 @@ T1Kernel read_t1_kernel(const json& doc, std::string_view origin) {
   using namespace t1_kernel_json;
   const Where w{std::string(origin)};
   if (!doc.is_object() || !doc.contains("KernelSpecification"))
-    w.fail("the spec", "has no \"KernelSpecification\"; `ktune tune --t1` needs the kernel's name, file and "
-                       "arguments (T1 format, docs/t1.md)");
+    w.fail("the spec",
+           "has no \"KernelSpecification\"; `ktune tune --t1` needs the kernel's name, file and "
+           "arguments (T1 format, docs/t1.md)");
   const json& ks = doc["KernelSpecification"];
   if (!ks.is_object()) w.fail("KernelSpecification", "must be an object");
   T1Kernel k;
@@ -402,8 +434,10 @@ T1Kernel read_t1_kernel(const json& doc, std::string_view origin) {
   if (!ks.contains("KernelName")) w.fail("KernelSpecification", "has no \"KernelName\"; name the __global__ function");
   k.kernel_name = text(ks["KernelName"], w, "KernelSpecification.KernelName");
   if (!is_c_identifier(k.kernel_name))
-    w.fail("KernelSpecification.KernelName", "\"" + k.kernel_name + "\" is not a C identifier; name the __global__ "
-                                             "function (templates and parameter-dependent names are not supported)");
+    w.fail("KernelSpecification.KernelName",
+           "\"" + k.kernel_name +
+               "\" is not a C identifier; name the __global__ "
+               "function (templates and parameter-dependent names are not supported)");
   if (ks.contains("KernelFile")) k.kernel_file = text(ks["KernelFile"], w, "KernelSpecification.KernelFile");
   read_compiler_options(ks, w, k);
   read_problem_size(ks, w, k);

@@ -14,16 +14,14 @@ namespace {
 
 using nlohmann::json;
 
-const json& member(const json& obj, const char* key, std::string_view where,
-                   std::string_view origin) {
+const json& member(const json& obj, const char* key, std::string_view where, std::string_view origin) {
   if (!obj.is_object() || !obj.contains(key))
     throw Error(std::string(origin) + ": " + std::string(where) + " has no \"" + key + "\"");
   return obj.at(key);
 }
 
 std::string text_of(const json& v, std::string_view where, std::string_view origin) {
-  if (!v.is_string())
-    throw Error(std::string(origin) + ": " + std::string(where) + " must be a string");
+  if (!v.is_string()) throw Error(std::string(origin) + ": " + std::string(where) + " must be a string");
   return v.get<std::string>();
 }
 
@@ -37,20 +35,17 @@ std::optional<int64_t> int64_of(const json& v) {
 
 }  // namespace
 
-bool is_t1_spec(const json& doc) {
-  return doc.is_object() && doc.contains("ConfigurationSpace");
-}
+bool is_t1_spec(const json& doc) { return doc.is_object() && doc.contains("ConfigurationSpace"); }
 
 SpaceSpec read_t1_spec(const json& doc, std::string_view origin) {
   SpaceSpec spec;
-  if (doc.contains("General") && doc["General"].is_object() &&
-      doc["General"].contains("BenchmarkName") && doc["General"]["BenchmarkName"].is_string())
+  if (doc.contains("General") && doc["General"].is_object() && doc["General"].contains("BenchmarkName") &&
+      doc["General"]["BenchmarkName"].is_string())
     spec.name = doc["General"]["BenchmarkName"].get<std::string>();
 
   const json& space = member(doc, "ConfigurationSpace", "the document", origin);
   const json& params = member(space, "TuningParameters", "ConfigurationSpace", origin);
-  if (!params.is_array())
-    throw Error(std::string(origin) + ": ConfigurationSpace.TuningParameters must be a list");
+  if (!params.is_array()) throw Error(std::string(origin) + ": ConfigurationSpace.TuningParameters must be a list");
   for (std::size_t i = 0; i < params.size(); ++i) {
     std::string where = "TuningParameters[" + std::to_string(i) + "]";
     const json& p = params[i];
@@ -67,8 +62,7 @@ SpaceSpec read_t1_spec(const json& doc, std::string_view origin) {
       } else if (values.is_array()) {
         for (const auto& v : values) {
           std::optional<int64_t> value = int64_of(v);
-          if (!value)
-            throw Error("value " + json_excerpt(v) + " is not a 64-bit signed integer");
+          if (!value) throw Error("value " + json_excerpt(v) + " is not a 64-bit signed integer");
           parameter.values.push_back(*value);
         }
       } else {
@@ -96,8 +90,7 @@ SpaceSpec read_t1_spec(const json& doc, std::string_view origin) {
 
   if (space.contains("Conditions")) {
     const json& conditions = space["Conditions"];
-    if (!conditions.is_array())
-      throw Error(std::string(origin) + ": ConfigurationSpace.Conditions must be a list");
+    if (!conditions.is_array()) throw Error(std::string(origin) + ": ConfigurationSpace.Conditions must be a list");
     for (std::size_t i = 0; i < conditions.size(); ++i) {
       std::string where = "Conditions[" + std::to_string(i) + "]";
       spec.constraints.push_back(

@@ -57,7 +57,8 @@ class Annealing final : public Strategy {
   bool accept(double cost) {
     const double delta = cost - state_.cost(*current_);
     if (delta <= 0) return true;
-    const double progress = std::min(1.0, static_cast<double>(state_.proposed()) / std::max<std::size_t>(1, state_.limit()));
+    const double progress =
+        std::min(1.0, static_cast<double>(state_.proposed()) / std::max<std::size_t>(1, state_.limit()));
     const double t = kAnnealHot * std::pow(kAnnealCold / kAnnealHot, progress);
     return state_.unit() < std::exp(-delta / t);
   }

@@ -67,7 +67,7 @@ class BayesForest {
     int32_t feature = -1;  // a leaf when negative
     double threshold = 0;  // positions <= threshold go left
     uint32_t left = 0, right = 0;
-    double value = 0;      // mean target of the node's samples
+    double value = 0;  // mean target of the node's samples
   };
   using Tree = std::vector<Node>;
 
@@ -150,7 +150,8 @@ class Bayes final : public Strategy {
     const double best = state_.ranking().begin()->first;
     const double failed = state_.ranking().rbegin()->first + kBayesFailurePenalty;
     std::vector<double> y;
-    for (std::size_t i : state_.history()) y.push_back(state_.cost(i) == SearchState::kFailed ? failed : state_.cost(i));
+    for (std::size_t i : state_.history())
+      y.push_back(state_.cost(i) == SearchState::kFailed ? failed : state_.cost(i));
     forest_.fit(space, state_.history(), std::move(y), state_);
     fitted_at_ = state_.history().size();
 
@@ -175,7 +176,8 @@ class Bayes final : public Strategy {
       double ei = std::max(0.0, best - mean);
       if (spread > 1e-12) {
         const double z = (best - mean) / spread;
-        ei = (best - mean) * 0.5 * std::erfc(-z / std::sqrt(2.0)) + spread * std::exp(-0.5 * z * z) / std::sqrt(2 * M_PI);
+        ei = (best - mean) * 0.5 * std::erfc(-z / std::sqrt(2.0)) +
+             spread * std::exp(-0.5 * z * z) / std::sqrt(2 * M_PI);
       }
       scored.emplace_back(ei, -mean, i);
     }
@@ -185,16 +187,14 @@ class Bayes final : public Strategy {
   }
 
   SearchState state_;
-  std::size_t initial_;                // random configs before the model takes over
+  std::size_t initial_;  // random configs before the model takes over
   BayesForest forest_;
-  std::size_t fitted_at_ = 0;          // results the forest was fitted to
-  std::vector<std::size_t> ranked_;    // candidates by expected improvement, best last
+  std::size_t fitted_at_ = 0;        // results the forest was fitted to
+  std::vector<std::size_t> ranked_;  // candidates by expected improvement, best last
 };
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_bayes(const StrategyContext& context) {
-  return std::make_unique<Bayes>(context);
-}
+std::unique_ptr<Strategy> make_bayes(const StrategyContext& context) { return std::make_unique<Bayes>(context); }
 
 }  // namespace ktune

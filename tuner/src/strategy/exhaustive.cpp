@@ -27,8 +27,8 @@ class Exhaustive final : public Strategy {
   // Order is fixed up front, so results change nothing; only a bad index is an error.
   void observe(const Observation& o) override {
     if (o.index >= size_)
-      throw Error("exhaustive: observed index " + std::to_string(o.index) +
-                  " outside the space of " + std::to_string(size_) + " configs");
+      throw Error("exhaustive: observed index " + std::to_string(o.index) + " outside the space of " +
+                  std::to_string(size_) + " configs");
   }
 
   bool done() const override { return next_ >= size_; }
@@ -42,7 +42,8 @@ class Exhaustive final : public Strategy {
       if (p == 0) return first_;
       return p - 1 < first_ ? p - 1 : p;
     }
-    const std::size_t j = p == 0 ? first_ : p + static_cast<std::size_t>((static_cast<unsigned __int128>(rng_()) * (size_ - p)) >> 64);
+    const std::size_t j =
+        p == 0 ? first_ : p + static_cast<std::size_t>((static_cast<unsigned __int128>(rng_()) * (size_ - p)) >> 64);
     const std::size_t at_j = entry(j);
     moved_[j] = entry(p);
     moved_.erase(p);  // position p is handed out and never read again
@@ -66,8 +67,8 @@ class Exhaustive final : public Strategy {
 std::unique_ptr<Strategy> make_exhaustive(std::size_t size, std::size_t first, std::optional<uint64_t> shuffle_seed) {
   // An empty space has no default config to check; the strategy is simply done.
   if (size > 0 && first >= size)
-    throw Error("exhaustive: default config index " + std::to_string(first) +
-                " is outside the space of " + std::to_string(size) + " configs");
+    throw Error("exhaustive: default config index " + std::to_string(first) + " is outside the space of " +
+                std::to_string(size) + " configs");
   return std::make_unique<Exhaustive>(size, first, shuffle_seed);
 }
 

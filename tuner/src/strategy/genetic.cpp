@@ -82,8 +82,6 @@ class Genetic final : public Strategy {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_genetic(const StrategyContext& context) {
-  return std::make_unique<Genetic>(context);
-}
+std::unique_ptr<Strategy> make_genetic(const StrategyContext& context) { return std::make_unique<Genetic>(context); }
 
 }  // namespace ktune

@@ -38,9 +38,9 @@ namespace {
 constexpr std::size_t kMinStart = 6;
 constexpr std::size_t kMaxStart = 24;
 constexpr std::size_t kMaxPopulation = 32;
-constexpr double kFloor = 0.1;                 // least share of each move
-constexpr double kDecay = 0.95;                // older results count less in a move's share
-constexpr std::size_t kModelMaxWidth = 4096;   // values of all parameters
+constexpr double kFloor = 0.1;                // least share of each move
+constexpr double kDecay = 0.95;               // older results count less in a move's share
+constexpr std::size_t kModelMaxWidth = 4096;  // values of all parameters
 constexpr std::size_t kDrawnCandidates = 32;
 constexpr double kGoodShare = 0.2;  // the fastest fifth of the configs that ran are "good"
 constexpr double kSpread = 0.25;    // weight a value lends its neighbouring values
@@ -158,7 +158,8 @@ class Hybrid final : public Strategy {
     const std::vector<std::size_t>& seen = state_.history();
     std::vector<std::size_t> ranked;  // configs that ran, fastest first
     for (const auto& [cost, i] : state_.ranking()) ranked.push_back(i);
-    const std::size_t good = std::max<std::size_t>(2, static_cast<std::size_t>(kGoodShare * static_cast<double>(ranked.size())));
+    const std::size_t good =
+        std::max<std::size_t>(2, static_cast<std::size_t>(kGoodShare * static_cast<double>(ranked.size())));
     if (ranked.size() < good + 1) return std::nullopt;
     // Per parameter and value: smoothed counts among the good and among the rest.
     const std::size_t d = offset_.back();
@@ -179,7 +180,8 @@ class Hybrid final : public Strategy {
       double sl = 0, sb = 0;
       for (std::size_t v = 0; v < n; ++v) sl += lg[offset_[k] + v] + kPrior, sb += bd[offset_[k] + v] + kPrior;
       for (std::size_t v = 0; v < n; ++v)
-        ratio[offset_[k] + v] = std::log((lg[offset_[k] + v] + kPrior) / sl) - std::log((bd[offset_[k] + v] + kPrior) / sb);
+        ratio[offset_[k] + v] =
+            std::log((lg[offset_[k] + v] + kPrior) / sl) - std::log((bd[offset_[k] + v] + kPrior) / sb);
     }
     auto score = [&](std::size_t i) {
       double s = 0;
@@ -209,7 +211,7 @@ class Hybrid final : public Strategy {
   SearchState state_;
   std::size_t start_;
   std::size_t population_;
-  std::vector<std::size_t> offset_;  // first one-hot feature of each parameter
+  std::vector<std::size_t> offset_;                         // first one-hot feature of each parameter
   std::array<std::pair<double, double>, kMoves> credit_{};  // decayed (successes, tries)
   std::array<bool, kMoves> usable_{true, true, true};
   std::unordered_map<std::size_t, Move> move_of_;  // proposals whose result is pending
@@ -217,8 +219,6 @@ class Hybrid final : public Strategy {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_hybrid(const StrategyContext& context) {
-  return std::make_unique<Hybrid>(context);
-}
+std::unique_ptr<Strategy> make_hybrid(const StrategyContext& context) { return std::make_unique<Hybrid>(context); }
 
 }  // namespace ktune

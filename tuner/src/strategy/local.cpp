@@ -52,8 +52,8 @@ class LocalSearch final : public Strategy {
  private:
   struct Climb {
     std::size_t start = 0;
-    std::size_t pending = 0;                     // proposed, result not back
-    std::set<std::pair<double, std::size_t>> ok; // members that ran, fastest first
+    std::size_t pending = 0;                      // proposed, result not back
+    std::set<std::pair<double, std::size_t>> ok;  // members that ran, fastest first
   };
 
   std::optional<std::size_t> next() {
@@ -146,15 +146,13 @@ class LocalSearch final : public Strategy {
 
   SearchState state_;
   std::vector<Climb> climbs_;
-  std::map<std::size_t, std::size_t> owner_;                   // proposed config -> its climb
-  std::map<std::size_t, std::vector<std::size_t>> queues_;     // centre -> untried neighbours
-  std::set<std::size_t> checked_;                              // centres looked at for faster known neighbours
+  std::map<std::size_t, std::size_t> owner_;                // proposed config -> its climb
+  std::map<std::size_t, std::vector<std::size_t>> queues_;  // centre -> untried neighbours
+  std::set<std::size_t> checked_;                           // centres looked at for faster known neighbours
 };
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_local(const StrategyContext& context) {
-  return std::make_unique<LocalSearch>(context);
-}
+std::unique_ptr<Strategy> make_local(const StrategyContext& context) { return std::make_unique<LocalSearch>(context); }
 
 }  // namespace ktune

@@ -25,8 +25,7 @@ inline uint32_t mutate_position(SearchState& state, std::size_t k, uint32_t v) {
 
 // The child if it is a new valid config, else the first new valid config met on the way
 // back to `parent`; nullopt when there is none.
-inline std::optional<std::size_t> repair_child(SearchState& state, std::vector<uint32_t>& child,
-                                               std::size_t parent) {
+inline std::optional<std::size_t> repair_child(SearchState& state, std::vector<uint32_t>& child, std::size_t parent) {
   auto fresh = [&]() -> std::optional<std::size_t> {
     auto i = state.space().find(child);
     return i && !state.was_proposed(*i) ? i : std::nullopt;

@@ -23,8 +23,8 @@ SearchSpace::SearchSpace(std::vector<Parameter> parameters, std::span<const int6
     for (std::size_t k = 0; k < width; ++k) {
       auto it = position_of[k].find(rows[i * width + k]);
       if (it == position_of[k].end())
-        throw Error("search space: value " + std::to_string(rows[i * width + k]) + " of " +
-                    parameters_[k].name + " is not among its values");
+        throw Error("search space: value " + std::to_string(rows[i * width + k]) + " of " + parameters_[k].name +
+                    " is not among its values");
       positions[k] = it->second;
     }
     configs_.append(positions);

@@ -30,11 +30,13 @@ class SearchState {
   static constexpr double kFailed = std::numeric_limits<double>::infinity();
 
   SearchState(const std::string& strategy, const StrategyContext& c)
-      : space_(c.space), first_(c.first), limit_(std::min(c.space.size(), c.budget.value_or(c.space.size()))),
+      : space_(c.space),
+        first_(c.first),
+        limit_(std::min(c.space.size(), c.budget.value_or(c.space.size()))),
         rng_(c.seed) {
     if (space_.size() > 0 && first_ >= space_.size())
-      throw Error(strategy + ": default config index " + std::to_string(first_) +
-                  " is outside the space of " + std::to_string(space_.size()) + " configs");
+      throw Error(strategy + ": default config index " + std::to_string(first_) + " is outside the space of " +
+                  std::to_string(space_.size()) + " configs");
     const std::size_t wanted = prior_count(limit_);
     for (std::size_t i : c.prior) {
       if (prior_.size() == wanted) break;
@@ -118,7 +120,9 @@ class SearchState {
   }
 
   // Seeded randomness, the same on every platform (the std distributions are not).
-  std::size_t below(std::size_t n) { return static_cast<std::size_t>((static_cast<unsigned __int128>(rng_()) * n) >> 64); }
+  std::size_t below(std::size_t n) {
+    return static_cast<std::size_t>((static_cast<unsigned __int128>(rng_()) * n) >> 64);
+  }
   double unit() { return static_cast<double>(rng_() >> 11) * 0x1.0p-53; }
   template <class T>
   void shuffle(std::vector<T>& v) {

@@ -17,8 +17,8 @@ std::unique_ptr<Strategy> exhaustive(const StrategyContext& c) {
 }
 
 // In the order of strategy_names(), which holds the names.
-constexpr Factory kFactories[] = {&exhaustive, &make_random, &make_random_refine, &make_local,
-                                  &make_annealing, &make_genetic, &make_bayes, &make_hybrid};
+constexpr Factory kFactories[] = {&exhaustive,     &make_random,  &make_random_refine, &make_local,
+                                  &make_annealing, &make_genetic, &make_bayes,         &make_hybrid};
 
 }  // namespace
 

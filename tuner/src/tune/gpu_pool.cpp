@@ -48,11 +48,10 @@ WorkerProcess::Result MeasuringWorker::call(const json& request, std::chrono::mi
   if (prepared_ != request.at("key")) {
     auto r = worker_->call({{"op", "prepare"}, {"key", request.at("key")}}, kPrepareTimeout);
     if (r.outcome != WorkerProcess::Outcome::Reply || !r.reply.value("prepared", false)) {
-      std::string why = r.outcome == WorkerProcess::Outcome::Reply ? r.reply.value("fatal", r.reply.dump())
-                                                                   : r.detail;
+      std::string why = r.outcome == WorkerProcess::Outcome::Reply ? r.reply.value("fatal", r.reply.dump()) : r.detail;
       worker_.reset();
-      throw Error("the harness failed on key " +
-                  key_id(request.at("key").get<std::map<std::string, int64_t>>()) + ": " + why + "; see " + log_);
+      throw Error("the harness failed on key " + key_id(request.at("key").get<std::map<std::string, int64_t>>()) +
+                  ": " + why + "; see " + log_);
     }
     if (r.reply.contains("phases"))
       for (const auto& [phase, s] : r.reply["phases"].items())
@@ -73,8 +72,7 @@ bool may_be_the_gpus_fault(const WorkerProcess::Result& r) {
   return status == "crashed" || status == "timed-out";
 }
 
-GpuPool::GpuPool(std::vector<std::string> worker_command, std::string worker_log,
-                 std::vector<GpuSlotSpec> gpus)
+GpuPool::GpuPool(std::vector<std::string> worker_command, std::string worker_log, std::vector<GpuSlotSpec> gpus)
     : command_(std::move(worker_command)), log_(std::move(worker_log)) {
   if (gpus.empty()) throw Error("GpuPool: no GPU to measure on");
   for (auto& g : gpus) {
@@ -152,8 +150,8 @@ void GpuPool::drop_locked(Slot& s, const std::string& why) {
   s.dropped = true;
   s.dropped_why = why;
   if (live_locked() == 0 && in_flight_ > 0)
-    error_ = std::make_exception_ptr(Error("every GPU was dropped; the last, GPU " +
-                                           std::to_string(s.spec.index) + ": " + why));
+    error_ = std::make_exception_ptr(
+        Error("every GPU was dropped; the last, GPU " + std::to_string(s.spec.index) + ": " + why));
 }
 
 std::size_t GpuPool::live_locked() const {
@@ -199,8 +197,7 @@ void GpuPool::run(std::size_t index, Job job) {
   try {
     r = s.worker->call(job.request, job.timeout, phases);
     // After a sticky error the worker replies, then exits: start afresh.
-    if (r.outcome == WorkerProcess::Outcome::Reply && r.reply.value("status", json()) == "crashed")
-      s.worker->retire();
+    if (r.outcome == WorkerProcess::Outcome::Reply && r.reply.value("status", json()) == "crashed") s.worker->retire();
   } catch (const WorkerStartError& e) {
     start_failed = e.what();
   } catch (...) {
@@ -230,8 +227,9 @@ void GpuPool::run(std::size_t index, Job job) {
       // Failed there, passed here: the GPU it failed on gets a strike.
       for (auto& other : slots_)
         if (other.spec.index == job.retry_of && ++other.strikes >= kStrikes)
-          drop_locked(other, std::to_string(kStrikes) + " configs in a row failed on it and passed on another GPU; the last: " +
-                                 describe(*job.first));
+          drop_locked(
+              other, std::to_string(kStrikes) +
+                         " configs in a row failed on it and passed on another GPU; the last: " + describe(*job.first));
       done_.push_back({job.tag, r, s.spec.index, std::move(phases)});
     } else if (job.retry_of >= 0) {
       // Failed on both: the config's own fault. The first failure is what is recorded.

@@ -66,14 +66,13 @@ struct GpuSlotSpec {
 class GpuPool {
  public:
   struct Finished {
-    std::size_t tag;                 // what submit() was given
+    std::size_t tag;  // what submit() was given
     WorkerProcess::Result result;
-    int gpu;                         // the index of the GPU that measured it
+    int gpu;                               // the index of the GPU that measured it
     std::map<std::string, double> phases;  // worker seconds by phase, harness included
   };
 
-  GpuPool(std::vector<std::string> worker_command, std::string worker_log,
-          std::vector<GpuSlotSpec> gpus);
+  GpuPool(std::vector<std::string> worker_command, std::string worker_log, std::vector<GpuSlotSpec> gpus);
   ~GpuPool();  // waits for what is in flight
   GpuPool(const GpuPool&) = delete;
   GpuPool& operator=(const GpuPool&) = delete;
@@ -105,13 +104,13 @@ class GpuPool {
     bool busy = false;
     bool dropped = false;
     std::string dropped_why;
-    int strikes = 0;          // configs that failed here and then passed elsewhere, in a row
+    int strikes = 0;  // configs that failed here and then passed elsewhere, in a row
   };
   struct Job {
     std::size_t tag;
     nlohmann::json request;
     std::chrono::milliseconds timeout;
-    int retry_of = -1;                      // the GPU it failed on, when a retry
+    int retry_of = -1;                           // the GPU it failed on, when a retry
     std::optional<WorkerProcess::Result> first;  // that failure
   };
   static std::string describe(const WorkerProcess::Result& r);

@@ -61,7 +61,8 @@ void Progress::start_key(std::size_t index, std::string key, std::size_t planned
 
 std::string Progress::line(const ProgressState& s, double elapsed_s) const {
   std::string l = kernel_ + " key " + std::to_string(key_index_ + 1) + "/" + std::to_string(keys_) + " (" +
-                  shorten(key_, 60) + "): " + std::to_string(s.done) + "/" + std::to_string(planned_) + " configs, best ";
+                  shorten(key_, 60) + "): " + std::to_string(s.done) + "/" + std::to_string(planned_) +
+                  " configs, best ";
   if (s.best_ms < 0) {
     l += "-";
   } else {
@@ -71,7 +72,8 @@ std::string Progress::line(const ProgressState& s, double elapsed_s) const {
     if (!s.best.empty()) l += " (" + shorten(s.best, 60) + ")";
   }
   if (s.compiling > 0)
-    l += ", compiling " + std::to_string(s.compiling) + (s.compiling_what.empty() ? "" : " (" + shorten(s.compiling_what, 60) + ")");
+    l += ", compiling " + std::to_string(s.compiling) +
+         (s.compiling_what.empty() ? "" : " (" + shorten(s.compiling_what, 60) + ")");
   l += ", " + rate(static_cast<double>(s.compiled), elapsed_s) + " cubins/s, " +
        rate(static_cast<double>(s.measured), elapsed_s) + " measured/s";
   // ETAs from the budget at the pace so far: this key's, then every key's.
@@ -80,7 +82,8 @@ std::string Progress::line(const ProgressState& s, double elapsed_s) const {
   const double key_eta = s.done == 0 ? NAN : key_s / static_cast<double>(s.done) * static_cast<double>(left);
   const std::size_t all_done = done_before_ + s.done;
   const double per_config = all_done == 0 ? NAN : elapsed_s / static_cast<double>(all_done);
-  const double all_eta = key_eta + static_cast<double>(keys_ - key_index_ - 1) * static_cast<double>(planned_) * per_config;
+  const double all_eta =
+      key_eta + static_cast<double>(keys_ - key_index_ - 1) * static_cast<double>(planned_) * per_config;
   l += ", ETA " + format_duration(key_eta);
   if (keys_ > key_index_ + 1) l += ", all keys " + format_duration(all_eta);
   if (width_ > 0 && l.size() > width_) l = l.substr(0, width_ - 3) + "...";

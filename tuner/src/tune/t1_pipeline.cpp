@@ -54,8 +54,9 @@ std::string find_nvcc(const std::string& given) {
     }
   if (::access("/usr/local/cuda/bin/nvcc", X_OK) == 0) return "/usr/local/cuda/bin/nvcc";
   if (auto p = on_path("nvcc"); !p.empty()) return p;
-  throw Error("nvcc not found (looked at KTUNE_NVCC, CUDA_PATH, CUDA_HOME, /usr/local/cuda, PATH); install the CUDA "
-              "toolkit or pass --nvcc PATH");
+  throw Error(
+      "nvcc not found (looked at KTUNE_NVCC, CUDA_PATH, CUDA_HOME, /usr/local/cuda, PATH); install the CUDA "
+      "toolkit or pass --nvcc PATH");
 }
 
 fs::path self() { return fs::read_symlink("/proc/self/exe"); }
@@ -66,7 +67,8 @@ std::string find_tuner(const std::string& given) {
     if (const char* v = std::getenv("KTUNE_T1_TUNER"); v && *v) t = v;
   if (t.empty()) t = (self().parent_path() / "ktune-t1-tuner").string();
   if (::access(t.c_str(), X_OK) != 0)
-    throw Error("the T1 tuner program " + t + " is missing; build the target ktune-t1-tuner (it is installed beside "
+    throw Error("the T1 tuner program " + t +
+                " is missing; build the target ktune-t1-tuner (it is installed beside "
                 "ktune), or pass --tuner PATH");
   return t;
 }
@@ -97,8 +99,9 @@ SearchChoice choose_t1_search(const T1TuneRequest& q, const T1Plan& p) {
   if (q.strategy.empty()) origin.strategy = t1 + ": Search.Name";
   if (q.budget.empty() && !budget.empty()) origin.budget = t1 + ": Budget";
   // A spec written for Kernel Tuner names its strategies: say which of ours they map to.
-  origin.unknown_strategy_hint = " (Kernel Tuner's brute_force, random_sample, genetic_algorithm, simulated_annealing, "
-                                 "bayes_opt and mls map to them; pass --strategy NAME)";
+  origin.unknown_strategy_hint =
+      " (Kernel Tuner's brute_force, random_sample, genetic_algorithm, simulated_annealing, "
+      "bayes_opt and mls map to them; pass --strategy NAME)";
   return choose_search(strategy, budget, seconds, p.manifest.configs.size(), q.max_configs, origin);
 }
 
@@ -139,7 +142,8 @@ std::pair<std::vector<int64_t>, std::string> settle_reference(const T1Plan& p, c
                                                               std::ostream& say) {
   const Manifest& m = p.manifest;
   std::vector<int64_t> values = p.reference;
-  std::string text = p.reference_why.empty() ? "the Default's values" : "the first valid config (" + p.reference_why + ")";
+  std::string text =
+      p.reference_why.empty() ? "the Default's values" : "the first valid config (" + p.reference_why + ")";
   if (!CompileRecord::says_ok(p.kernel_dir / f.reference.record())) {
     const std::string log = (p.kernel_dir / f.reference.log()).string();
     const std::string line = first_error_line(log);
@@ -147,13 +151,17 @@ std::pair<std::vector<int64_t>, std::string> settle_reference(const T1Plan& p, c
     const std::size_t at = m.configs[0].id == f.reference.id ? 1 : 0;
     if (at >= m.configs.size())
       throw Error(m.kernel + ": the Default config (" + m.describe(f.reference.values) + ") did not compile" +
-                  (line.empty() ? "" : ": " + line) + ", and the space has no other config to take the reference "
-                  "outputs from; log: " + log);
+                  (line.empty() ? "" : ": " + line) +
+                  ", and the space has no other config to take the reference "
+                  "outputs from; log: " +
+                  log);
     if (!CompileRecord::says_ok(p.kernel_dir / f.fallback.record()))
       throw Error(m.kernel + ": the Default config (" + m.describe(f.reference.values) + ") did not compile" +
                   (line.empty() ? "" : ": " + line) + ", nor did the first valid config (" +
-                  m.describe(f.fallback.values) + "); every config is checked against the reference outputs, so fix "
-                  "the kernel; log: " + log);
+                  m.describe(f.fallback.values) +
+                  "); every config is checked against the reference outputs, so fix "
+                  "the kernel; log: " +
+                  log);
     say << "ktune: warning: " << m.kernel << ": " << why << "; log: " << log << "\n";
     values = f.fallback.values;
     text = at == 0 ? "the first valid config (" + why + ")"
@@ -173,10 +181,22 @@ json run_t1_tuner(const T1TuneRequest& q, const T1Plan& p, const SearchChoice& c
   const fs::path out_dir = fs::absolute(q.plan.out);
   const fs::path summary = out_dir / "tune.json", worker_log = out_dir / "worker.log";
   fs::remove(summary);
-  std::vector<std::string> args = {tuner, "--manifest", p.manifest_path.string(), "--db-dir",
-                                   p.db_dir.string(), "--strategy", choice.strategy, "--seed", std::to_string(q.seed),
-                                   "--summary-out", summary.string(), "--worker-log", worker_log.string(),
-                                   "--compile-jobs", std::to_string(jobs), "--require-gpu"};
+  std::vector<std::string> args = {tuner,
+                                   "--manifest",
+                                   p.manifest_path.string(),
+                                   "--db-dir",
+                                   p.db_dir.string(),
+                                   "--strategy",
+                                   choice.strategy,
+                                   "--seed",
+                                   std::to_string(q.seed),
+                                   "--summary-out",
+                                   summary.string(),
+                                   "--worker-log",
+                                   worker_log.string(),
+                                   "--compile-jobs",
+                                   std::to_string(jobs),
+                                   "--require-gpu"};
   if (choice.evaluations) args.insert(args.end(), {"--budget", std::to_string(*choice.evaluations)});
   if (choice.seconds) args.insert(args.end(), {"--seconds", std::to_string(*choice.seconds)});
   if (q.retune) args.push_back("--retune");
@@ -253,11 +273,13 @@ T1TuneOutcome tune_t1(const T1TuneRequest& q, std::ostream& say) {
   const SearchChoice choice = choose_t1_search(q, p);
 
   std::string default_text;
-  for (const auto& [n, v] : m.spec.default_config) default_text += (default_text.empty() ? "" : " ") + n + "=" + std::to_string(v);
+  for (const auto& [n, v] : m.spec.default_config)
+    default_text += (default_text.empty() ? "" : " ") + n + "=" + std::to_string(v);
   say << "ktune: " << m.kernel << " from " << t1 << ": " << m.configs.size() << " configs of " << m.product
-      << " points; Default " << default_text << (p.default_from_spec ? "" : " (no usable Default in the spec: the first valid config)")
-      << "; " << p.keys.size() << " problem size" << (p.keys.size() == 1 ? "" : "s") << "; cubins for sm_"
-      << m.compile.arch << " (" << arch_why << "), " << jobs << " parallel nvcc jobs\n";
+      << " points; Default " << default_text
+      << (p.default_from_spec ? "" : " (no usable Default in the spec: the first valid config)") << "; "
+      << p.keys.size() << " problem size" << (p.keys.size() == 1 ? "" : "s") << "; cubins for sm_" << m.compile.arch
+      << " (" << arch_why << "), " << jobs << " parallel nvcc jobs\n";
   if (!p.space.default_problem.empty()) say << "ktune: warning: " << t1 << ": " << p.space.default_problem << "\n";
   if (!p.default_outside.empty())
     say << "ktune: warning: " << t1 << ": " << p.default_outside
@@ -278,12 +300,20 @@ T1TuneOutcome tune_t1(const T1TuneRequest& q, std::ostream& say) {
 
   T1TuneOutcome outcome;
   json& out = outcome.summary;
-  out = {{"kernel", m.kernel}, {"spec", t1}, {"source", p.source}, {"out", fs::absolute(r.out).string()},
-         {"manifest", p.manifest_path.string()}, {"arch", m.compile.arch}, {"configs", m.configs.size()},
-         {"product", m.product}, {"default_id", m.default_id}, {"strategy", choice.strategy},
+  out = {{"kernel", m.kernel},
+         {"spec", t1},
+         {"source", p.source},
+         {"out", fs::absolute(r.out).string()},
+         {"manifest", p.manifest_path.string()},
+         {"arch", m.compile.arch},
+         {"configs", m.configs.size()},
+         {"product", m.product},
+         {"default_id", m.default_id},
+         {"strategy", choice.strategy},
          {"reference", {{"values", reference_values}, {"why", reference_text}, {"fallback_id", f.fallback.id}}},
          {"compile", {{"asked", f.wanted.size()}, {"ok", f.ok}, {"failed", f.failed}, {"seconds", f.seconds}}},
-         {"keys", json::array()}, {"tuned", false}};
+         {"keys", json::array()},
+         {"tuned", false}};
   for (const auto& key : p.keys) out["keys"].push_back(key_id(key));
   if (choice.evaluations) out["budget"] = *choice.evaluations;
   if (!choice.why.empty()) out["search_why"] = choice.why;
@@ -291,7 +321,8 @@ T1TuneOutcome tune_t1(const T1TuneRequest& q, std::ostream& say) {
   if (!driver) {
     out["why"] = why_no_gpu;
     outcome.error = m.kernel + ": no GPU visible (" + why_no_gpu + "): the cubins are compiled in " +
-                    p.kernel_dir.string() + ", nothing was measured and no DB or T4 file written; run it where a GPU "
+                    p.kernel_dir.string() +
+                    ", nothing was measured and no DB or T4 file written; run it where a GPU "
                     "is visible, or pass --compile-only to only compile";
     return outcome;
   }

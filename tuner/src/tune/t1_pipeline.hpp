@@ -26,7 +26,7 @@ struct T1TuneRequest {
   std::string tuner;             // ktune-t1-tuner; empty: KTUNE_T1_TUNER, else beside this program
   std::string gpus;              // passed to the tuner as it is: it checks the list
   bool retune = false, compile_only = false;
-  bool quiet_stdout = false;     // the tuner's stdout goes to stderr (stdout holds only the JSON)
+  bool quiet_stdout = false;  // the tuner's stdout goes to stderr (stdout holds only the JSON)
 };
 
 struct T1TuneOutcome {

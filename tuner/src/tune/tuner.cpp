@@ -69,10 +69,9 @@ struct KeySummary {
   double compile_s = 0, compile_wait_s = 0;
   nlohmann::json failures = nlohmann::json::array();  // every config that was not ok, and why
   std::map<int, std::size_t> measured_on;             // configs measured, by GPU index
-  TunePrior prior;               // what other GPUs found, measured first
-  std::size_t prior_used = 0;    // how many of its configs the search measured first
+  TunePrior prior;                                    // what other GPUs found, measured first
+  std::size_t prior_used = 0;                         // how many of its configs the search measured first
 };
-
 
 // The GPUs to measure on, as indices of the GPUs the tuner sees, each with the
 // CUDA_VISIBLE_DEVICES value that pins a worker to it: the tuner's own list's entry where
@@ -122,8 +121,8 @@ struct GpuGroup {
 
 // The table printed after tuning a GPU group, and its JSON summary.
 json summarize(const TuneOptions& o, const Manifest& m, const Fingerprint& fp, const std::vector<int>& gpu_indices,
-               int starts, double elapsed_s, const std::map<int, std::string>& dropped, std::size_t compile_jobs, Db& db,
-               const std::vector<KeySummary>& summaries) {
+               int starts, double elapsed_s, const std::map<int, std::string>& dropped, std::size_t compile_jobs,
+               Db& db, const std::vector<KeySummary>& summaries) {
   std::ostringstream table;
   table << "ktune: " << m.kernel << " on ";
   if (gpu_indices.size() > 1) table << gpu_indices.size() << "x ";
@@ -132,8 +131,7 @@ json summarize(const TuneOptions& o, const Manifest& m, const Fingerprint& fp, c
   table << "sm_" << fp.gpu.cc_major << fp.gpu.cc_minor << ", driver " << fp.gpu.driver_version << "), "
         << m.configs.size() << " configs, " << o.keys.size() << " keys, " << std::fixed << std::setprecision(1)
         << elapsed_s << " s, " << starts << " worker start(s)\n";
-  for (const auto& [gpu, why] : dropped)
-    table << "GPU " << gpu << " dropped: " << why << "; the others went on\n";
+  for (const auto& [gpu, why] : dropped) table << "GPU " << gpu << " dropped: " << why << "; the others went on\n";
   {
     std::size_t asked = 0;
     double compile_s = 0, wait_s = 0;
@@ -143,18 +141,25 @@ json summarize(const TuneOptions& o, const Manifest& m, const Fingerprint& fp, c
       wait_s += ks.compile_wait_s;
     }
     if (compile_s > 0)
-      table << "compiled while tuning: " << asked << " configs in a pool of " << compile_jobs << " jobs, "
-            << compile_s << " s of compiler wall time, " << wait_s << " s of GPU time waiting for a cubin\n";
+      table << "compiled while tuning: " << asked << " configs in a pool of " << compile_jobs << " jobs, " << compile_s
+            << " s of compiler wall time, " << wait_s << " s of GPU time waiting for a cubin\n";
   }
-  table << std::left << std::setw(28) << "key" << std::setw(44) << "best config" << std::right
-        << std::setw(11) << "best ms" << std::setw(11) << "DEFAULT ms" << std::setw(9) << "speedup"
+  table << std::left << std::setw(28) << "key" << std::setw(44) << "best config" << std::right << std::setw(11)
+        << "best ms" << std::setw(11) << "DEFAULT ms" << std::setw(9) << "speedup"
         << "  statuses\n";
   json dropped_json = json::object();
   for (const auto& [gpu, why] : dropped) dropped_json[std::to_string(gpu)] = why;
-  json out = {{"kernel", m.kernel}, {"tuned", true}, {"gpu", fp.gpu.to_json()},
-              {"gpus", gpu_indices}, {"dropped_gpus", dropped_json}, {"worker_starts", starts},
-              {"build", m.on_demand ? "on-demand" : "eager"}, {"strategy", o.strategy},
-              {"fingerprint", fp.digest()}, {"db", db.path().string()}, {"keys", json::array()}};
+  json out = {{"kernel", m.kernel},
+              {"tuned", true},
+              {"gpu", fp.gpu.to_json()},
+              {"gpus", gpu_indices},
+              {"dropped_gpus", dropped_json},
+              {"worker_starts", starts},
+              {"build", m.on_demand ? "on-demand" : "eager"},
+              {"strategy", o.strategy},
+              {"fingerprint", fp.digest()},
+              {"db", db.path().string()},
+              {"keys", json::array()}};
   std::size_t failures = 0;
   for (const auto& ks : summaries) {
     const std::string best = ks.best_id.empty() ? "-" : m.describe(m.configs[ks.best_index].values);
@@ -163,7 +168,10 @@ json summarize(const TuneOptions& o, const Manifest& m, const Fingerprint& fp, c
     // "-" where no config (or not the DEFAULT) came out ok.
     auto ms = [](double v) {
       std::ostringstream t;
-      if (v > 0) t << std::fixed << std::setprecision(4) << v; else t << "-";
+      if (v > 0)
+        t << std::fixed << std::setprecision(4) << v;
+      else
+        t << "-";
       return t.str();
     };
     std::ostringstream speedup;
@@ -171,32 +179,41 @@ json summarize(const TuneOptions& o, const Manifest& m, const Fingerprint& fp, c
       speedup << std::fixed << std::setprecision(2) << ks.default_ms / ks.best_ms << "x";
     else
       speedup << "-";
-    table << std::left << std::setw(28) << ks.key << std::setw(44) << best << std::right
-          << std::setw(11) << ms(ks.best_ms) << std::setw(11) << ms(ks.default_ms) << std::setw(9)
-          << speedup.str() << "  " << statuses.str() << "\n";
+    table << std::left << std::setw(28) << ks.key << std::setw(44) << best << std::right << std::setw(11)
+          << ms(ks.best_ms) << std::setw(11) << ms(ks.default_ms) << std::setw(9) << speedup.str() << "  "
+          << statuses.str() << "\n";
     json measured_on = json::object();
     for (const auto& [gpu, n] : ks.measured_on) measured_on[std::to_string(gpu)] = n;
-    out["keys"].push_back({{"key", ks.key}, {"best_id", ks.best_id}, {"best_ms", ks.best_ms},
-                           {"default_ms", ks.default_ms}, {"counts", ks.counts},
-                           {"measured_now", ks.measured_now}, {"from_db", ks.from_db},
-                           {"measured_on", measured_on},
-                           {"seconds", ks.seconds}, {"phases_s", ks.phases},
-                           {"samples_ms_total", ks.samples_ms_total},
-                           {"compile", {{"asked", ks.compiled_asked}, {"seconds", ks.compile_s},
-                                        {"wait_s", ks.compile_wait_s}}},
-                           {"failures", ks.failures}});
+    out["keys"].push_back(
+        {{"key", ks.key},
+         {"best_id", ks.best_id},
+         {"best_ms", ks.best_ms},
+         {"default_ms", ks.default_ms},
+         {"counts", ks.counts},
+         {"measured_now", ks.measured_now},
+         {"from_db", ks.from_db},
+         {"measured_on", measured_on},
+         {"seconds", ks.seconds},
+         {"phases_s", ks.phases},
+         {"samples_ms_total", ks.samples_ms_total},
+         {"compile", {{"asked", ks.compiled_asked}, {"seconds", ks.compile_s}, {"wait_s", ks.compile_wait_s}}},
+         {"failures", ks.failures}});
     if (ks.prior_used > 0) {
       // What the prior bought: its configs' best here against the best found.
       double prior_best = -1;
       for (std::size_t i = 0; i < ks.prior_used; ++i)
         if (auto known = db.find(fp, ks.key, m.configs[ks.prior.configs[i]].id);
-            known && known->status == Status::Ok && !known->abandoned && (prior_best < 0 || known->median_ms < prior_best))
+            known && known->status == Status::Ok && !known->abandoned &&
+            (prior_best < 0 || known->median_ms < prior_best))
           prior_best = known->median_ms;
-      out["keys"].back()["prior"] = {{"from", ks.prior.from}, {"measured_first", ks.prior_used},
-                                     {"best_ms", prior_best}, {"holds_the_best", prior_best > 0 && prior_best <= ks.best_ms}};
+      out["keys"].back()["prior"] = {{"from", ks.prior.from},
+                                     {"measured_first", ks.prior_used},
+                                     {"best_ms", prior_best},
+                                     {"holds_the_best", prior_best > 0 && prior_best <= ks.best_ms}};
       table << "  prior for " << ks.key << ": " << ks.prior_used << " configs of " << ks.prior.from
             << " measured first; their best here " << ms(prior_best);
-      if (prior_best > 0 && ks.best_ms > 0) table << " ms, " << std::setprecision(2) << prior_best / ks.best_ms << "x the best found";
+      if (prior_best > 0 && ks.best_ms > 0)
+        table << " ms, " << std::setprecision(2) << prior_best / ks.best_ms << "x the best found";
       table << std::setprecision(1) << "\n";
     }
     failures += ks.failures.size();
@@ -228,19 +245,21 @@ struct GroupRun {
 };
 
 // The worker's request to measure one compiled config.
-json measure_request(const GroupRun& g, const std::map<std::string, int64_t>& key, const ManifestConfig& c, double best_ms) {
+json measure_request(const GroupRun& g, const std::map<std::string, int64_t>& key, const ManifestConfig& c,
+                     double best_ms) {
   const TuneOptions& o = g.o;
   return {{"op", "measure"},
           {"key", key},
           {"entry", g.m.entry},
-          {"config", {{"id", c.id}, {"names", g.names}, {"values", c.values},
-                      {"cubin", (g.kernel_dir / c.cubin()).string()}}},
-          {"rule", {{"min_samples", o.rule.min_samples},
-                    {"max_samples", o.rule.max_samples},
-                    {"target_rel_ci", o.rule.target_rel_ci},
-                    {"max_seconds", o.rule.max_seconds},
-                    {"abandon_factor", o.rule.abandon_factor},
-                    {"warmup", o.warmup}}},
+          {"config",
+           {{"id", c.id}, {"names", g.names}, {"values", c.values}, {"cubin", (g.kernel_dir / c.cubin()).string()}}},
+          {"rule",
+           {{"min_samples", o.rule.min_samples},
+            {"max_samples", o.rule.max_samples},
+            {"target_rel_ci", o.rule.target_rel_ci},
+            {"max_seconds", o.rule.max_seconds},
+            {"abandon_factor", o.rule.abandon_factor},
+            {"warmup", o.warmup}}},
           {"best_ms", best_ms}};
 }
 
@@ -278,7 +297,11 @@ Measurement measurement_of(const GroupRun& g, const std::string& key, const Work
 class KeySearch {
  public:
   KeySearch(GroupRun& g, const std::map<std::string, int64_t>& key, KeySummary ks, std::unique_ptr<Strategy> strategy)
-      : g_(g), key_(key), ks_(std::move(ks)), strategy_(std::move(strategy)), start_(Clock::now()),
+      : g_(g),
+        key_(key),
+        ks_(std::move(ks)),
+        strategy_(std::move(strategy)),
+        start_(Clock::now()),
         busy_before_(g.compiles.busy_seconds()) {}
 
   KeySummary run() {
@@ -357,7 +380,8 @@ class KeySearch {
       return finish(index, failed, false);
     }
     if (record.status != "ok") {
-      const std::string why = record.signal.empty() ? first_error_line(record.log) : "the compiler died of " + record.signal;
+      const std::string why =
+          record.signal.empty() ? first_error_line(record.log) : "the compiler died of " + record.signal;
       failed.message = "did not compile" + (why.empty() ? std::string() : ": " + why) + "; log: " + record.log;
       return finish(index, failed, false);
     }
@@ -374,7 +398,8 @@ class KeySearch {
     const bool gpus_wait = g_.pool.in_flight() == 0 && ready_.empty();
     const auto wait_start = Clock::now();
     bool progressed = false;
-    while (auto done = g_.compiles.wait_for(std::chrono::milliseconds(progressed || g_.pool.in_flight() > 0 ? 0 : 20))) {
+    while (auto done =
+               g_.compiles.wait_for(std::chrono::milliseconds(progressed || g_.pool.in_flight() > 0 ? 0 : 20))) {
       --compiling_;
       ks_.compiled_asked += done->compiled;
       g_.shown.compiled += done->compiled;
@@ -415,8 +440,10 @@ class KeySearch {
     }
     ++ks_.counts[to_string(result.status)];
     if (result.status != Status::Ok)
-      ks_.failures.push_back({{"id", c.id}, {"config", g_.m.describe(c.values)},
-                              {"status", to_string(result.status)}, {"reason", result.message}});
+      ks_.failures.push_back({{"id", c.id},
+                              {"config", g_.m.describe(c.values)},
+                              {"status", to_string(result.status)},
+                              {"reason", result.message}});
     if (result.status == Status::Ok && !result.abandoned && (ks_.best_ms < 0 || result.median_ms < ks_.best_ms)) {
       ks_.best_ms = result.median_ms;
       ks_.best_id = c.id;
@@ -456,10 +483,22 @@ json tune_group(const TuneOptions& o, const Manifest& m, GpuPool& pool, const Fi
   // slot, and measured as soon as its cubin exists.
   CompilePool compiles(m, kernel_dir, o.compile_jobs);
   Progress progress(m.kernel, o.keys.size());
-  GroupRun g{o, m, pool, fp, db, compiles, search_space, progress, tune_start, kernel_dir, m.default_index(), {},
+  GroupRun g{o,
+             m,
+             pool,
+             fp,
+             db,
+             compiles,
+             search_space,
+             progress,
+             tune_start,
+             kernel_dir,
+             m.default_index(),
+             {},
              // Proposals run ahead of results only as far as the compile slots and the GPUs
              // need, and not so far that a small budget is proposed blind.
-             proposals_ahead(compiles.jobs() + 2 * gpu_indices.size(), o.budget.evaluations), {}};
+             proposals_ahead(compiles.jobs() + 2 * gpu_indices.size(), o.budget.evaluations),
+             {}};
   for (const auto& p : m.spec.parameters) g.names.push_back(p.name);
 
   std::vector<fs::path> prior_dirs = {o.db_dir};
@@ -469,14 +508,14 @@ json tune_group(const TuneOptions& o, const Manifest& m, GpuPool& pool, const Fi
   for (const auto& key : o.keys) {
     KeySummary ks;
     ks.key = key_id(key);
-    const std::size_t in_shard = o.shard ? (m.configs.size() + o.shard->count - 1 - o.shard->index) / o.shard->count + 1
-                                         : m.configs.size();
+    const std::size_t in_shard =
+        o.shard ? (m.configs.size() + o.shard->count - 1 - o.shard->index) / o.shard->count + 1 : m.configs.size();
     const std::size_t planned = std::min({m.configs.size(), in_shard, o.budget.evaluations.value_or(m.configs.size())});
     ks.prior = tune_prior(m, prior_docs, fp, key);
     if (o.strategy != "exhaustive") ks.prior_used = std::min(prior_count(planned), ks.prior.configs.size());
-    auto strategy = make_strategy(o.strategy, {search_space, g.default_index, o.seed, o.budget.evaluations,
-                                               o.budget.evaluations.has_value() || o.budget.seconds.has_value(),
-                                               ks.prior.configs});
+    auto strategy =
+        make_strategy(o.strategy, {search_space, g.default_index, o.seed, o.budget.evaluations,
+                                   o.budget.evaluations.has_value() || o.budget.seconds.has_value(), ks.prior.configs});
     progress.start_key(summaries.size(), ks.key, planned, g.elapsed());
     g.shown.done = 0;
     g.shown.best_ms = -1;
@@ -511,8 +550,7 @@ int tune(const TuneOptions& o) {
     std::cout << "ktune: " << m.kernel << ": not tuning: " << terminal_text(why, 400)
               << " (KTUNE_TUNE=AUTO); the DB keeps what it has\n";
     if (!o.summary_out.empty())
-      write_file_atomic(o.summary_out,
-                        json{{"kernel", m.kernel}, {"tuned", false}, {"why", why}}.dump(2) + "\n");
+      write_file_atomic(o.summary_out, json{{"kernel", m.kernel}, {"tuned", false}, {"why", why}}.dump(2) + "\n");
     return 0;
   }
   const int visible = std::max(1, ready.value("visible_gpus", 1));
@@ -542,10 +580,12 @@ int tune(const TuneOptions& o) {
     GpuSlotSpec spec;
     for (const auto& c : chosen)
       if (c.index == gpu) spec = c;
-    auto same = std::find_if(groups.begin(), groups.end(),
-                             [&](const GpuGroup& g) { return g.fp.digest() == fp.digest(); });
-    if (same == groups.end()) groups.push_back({fp, {spec}});
-    else same->gpus.push_back(spec);
+    auto same =
+        std::find_if(groups.begin(), groups.end(), [&](const GpuGroup& g) { return g.fp.digest() == fp.digest(); });
+    if (same == groups.end())
+      groups.push_back({fp, {spec}});
+    else
+      same->gpus.push_back(spec);
   }
 
   // A GPU that cannot run this build's cubins (compile.arch) is not measured: every config
@@ -555,15 +595,18 @@ int tune(const TuneOptions& o) {
   std::erase_if(groups, [&](const GpuGroup& g) {
     if (arch && cubin_runs_on(*arch, g.fp.gpu.cc_major, g.fp.gpu.cc_minor)) return false;
     cannot = g.fp.gpu.name + " (sm_" + std::to_string(g.fp.gpu.cc_major) + std::to_string(g.fp.gpu.cc_minor) +
-             ") cannot run cubins for sm_" + m.compile.arch + ", the architecture this build compiles and tunes; "
-             "list " + std::to_string(g.fp.gpu.cc_major) + std::to_string(g.fp.gpu.cc_minor) +
+             ") cannot run cubins for sm_" + m.compile.arch +
+             ", the architecture this build compiles and tunes; "
+             "list " +
+             std::to_string(g.fp.gpu.cc_major) + std::to_string(g.fp.gpu.cc_minor) +
              " in CMAKE_CUDA_ARCHITECTURES (or KTUNE_CUDA_ARCH) to tune on it";
     std::cerr << "ktune: warning: " << m.kernel << ": " << terminal_text(cannot, 400) << "\n";
     return true;
   });
   if (groups.empty()) {
     if (o.require_gpu) throw Error(m.kernel + ": KTUNE_TUNE=ON but " + cannot);
-    std::cout << "ktune: " << m.kernel << ": not tuning: no GPU here runs this build's cubins; the DB keeps what it has\n";
+    std::cout << "ktune: " << m.kernel
+              << ": not tuning: no GPU here runs this build's cubins; the DB keeps what it has\n";
     if (!o.summary_out.empty())
       write_file_atomic(o.summary_out, json{{"kernel", m.kernel}, {"tuned", false}, {"why", cannot}}.dump(2) + "\n");
     return 0;

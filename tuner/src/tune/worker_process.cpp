@@ -51,20 +51,34 @@ void close_fd(int& fd) {
 
 const char* signal_name(int sig) {
   switch (sig) {
-    case SIGSEGV: return "SIGSEGV";
-    case SIGABRT: return "SIGABRT";
-    case SIGBUS: return "SIGBUS";
-    case SIGFPE: return "SIGFPE";
-    case SIGILL: return "SIGILL";
-    case SIGKILL: return "SIGKILL";
-    case SIGTERM: return "SIGTERM";
-    case SIGINT: return "SIGINT";
-    case SIGPIPE: return "SIGPIPE";
-    case SIGTRAP: return "SIGTRAP";
-    case SIGHUP: return "SIGHUP";
-    case SIGQUIT: return "SIGQUIT";
-    case SIGXCPU: return "SIGXCPU";
-    default: return nullptr;
+    case SIGSEGV:
+      return "SIGSEGV";
+    case SIGABRT:
+      return "SIGABRT";
+    case SIGBUS:
+      return "SIGBUS";
+    case SIGFPE:
+      return "SIGFPE";
+    case SIGILL:
+      return "SIGILL";
+    case SIGKILL:
+      return "SIGKILL";
+    case SIGTERM:
+      return "SIGTERM";
+    case SIGINT:
+      return "SIGINT";
+    case SIGPIPE:
+      return "SIGPIPE";
+    case SIGTRAP:
+      return "SIGTRAP";
+    case SIGHUP:
+      return "SIGHUP";
+    case SIGQUIT:
+      return "SIGQUIT";
+    case SIGXCPU:
+      return "SIGXCPU";
+    default:
+      return nullptr;
   }
 }
 
@@ -84,9 +98,7 @@ milliseconds remaining(Clock::time_point deadline) {
   return left.count() > 0 ? left : milliseconds{0};
 }
 
-int poll_ms(milliseconds left) {
-  return static_cast<int>(std::min<long long>(left.count(), 1 << 30));
-}
+int poll_ms(milliseconds left) { return static_cast<int>(std::min<long long>(left.count(), 1 << 30)); }
 
 // Writes all of `data` to a non-blocking pipe before `deadline`. Returns 0, or the errno
 // that stopped it (ETIMEDOUT when the reader did not drain the pipe in time).
@@ -174,8 +186,8 @@ std::string reap_dead_worker(pid_t pid) {
 }
 
 // Child side of fork(): async-signal-safe calls only (the tuner may have threads).
-[[noreturn]] void exec_child(char* const* argv, char* const* envp, int request_read,
-                             int reply_write, int log_fd, const std::string& exec_failed) {
+[[noreturn]] void exec_child(char* const* argv, char* const* envp, int request_read, int reply_write, int log_fd,
+                             const std::string& exec_failed) {
   ::setpgid(0, 0);
   // A fresh program expects default signal handling; the tuner's mask and SIGPIPE
   // disposition would otherwise be inherited across exec.
@@ -229,8 +241,7 @@ WorkerProcess::WorkerProcess(std::vector<std::string> argv, std::string log_path
     if (!move_above_stdio(*fd)) {
       int err = errno;
       close_all();
-      throw Error("cannot start worker " + argv[0] + ": fcntl(F_DUPFD) failed: " +
-                  errno_text(err));
+      throw Error("cannot start worker " + argv[0] + ": fcntl(F_DUPFD) failed: " + errno_text(err));
     }
   }
   // Opened here, not in the child, so that a bad path is an Error that names it.
@@ -239,14 +250,12 @@ WorkerProcess::WorkerProcess(std::vector<std::string> argv, std::string log_path
     if (log_fd < 0) {
       int err = errno;
       close_all();
-      throw Error("cannot start worker " + argv[0] + ": cannot open log " + log_path + ": " +
-                  errno_text(err));
+      throw Error("cannot start worker " + argv[0] + ": cannot open log " + log_path + ": " + errno_text(err));
     }
     if (!move_above_stdio(log_fd)) {
       int err = errno;
       close_all();
-      throw Error("cannot start worker " + argv[0] + ": fcntl(F_DUPFD) failed: " +
-                  errno_text(err));
+      throw Error("cannot start worker " + argv[0] + ": fcntl(F_DUPFD) failed: " + errno_text(err));
     }
   }
 
@@ -315,8 +324,9 @@ WorkerProcess::Result WorkerProcess::call(const json& request, milliseconds time
   int err = write_all(to_child_, line, deadline);
   if (err == ETIMEDOUT) {
     kill_and_reap();
-    return {Outcome::TimedOut, {}, "no reply within " + std::to_string(timeout.count()) +
-                                       " ms (the worker did not read its request)"};
+    return {Outcome::TimedOut,
+            {},
+            "no reply within " + std::to_string(timeout.count()) + " ms (the worker did not read its request)"};
   }
   if (err != 0) {
     // EPIPE: the worker closed its stdin, almost surely because it died. Say how.
@@ -329,8 +339,7 @@ WorkerProcess::Result WorkerProcess::call(const json& request, milliseconds time
   }
   Result result = read_line(remaining(deadline));
   // The write used part of the budget; report the caller's timeout, not what was left.
-  if (result.outcome == Outcome::TimedOut)
-    result.detail = "no reply within " + std::to_string(timeout.count()) + " ms";
+  if (result.outcome == Outcome::TimedOut) result.detail = "no reply within " + std::to_string(timeout.count()) + " ms";
   return result;
 }
 
@@ -358,8 +367,7 @@ WorkerProcess::Result WorkerProcess::read_line(milliseconds timeout) {
     if (buffer_.size() > kMaxLine) {
       std::string head = buffer_.substr(0, 200);
       kill_and_reap();
-      return {Outcome::Died, {}, "malformed reply: no newline in " +
-                                     std::to_string(kMaxLine) + " bytes: " + head};
+      return {Outcome::Died, {}, "malformed reply: no newline in " + std::to_string(kMaxLine) + " bytes: " + head};
     }
 
     milliseconds left = remaining(deadline);
@@ -407,8 +415,7 @@ std::optional<json> WorkerChannel::next_request() {
   while (std::getline(std::cin, line)) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;  // blank line
     json request = json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (request.is_discarded())
-      throw Error("worker: malformed request line (not JSON): " + line.substr(0, 200));
+    if (request.is_discarded()) throw Error("worker: malformed request line (not JSON): " + line.substr(0, 200));
     return request;
   }
   return std::nullopt;

@@ -29,10 +29,13 @@ std::string measurements_csv(const Measurements& all) {
     for (const auto& e : s.entries) {
       out << csv_field(s.kernel) << "," << csv_field(s.gpu) << "," << csv_field(s.key) << "," << csv_field(e.id);
       for (const auto& p : all.params)
-        out << "," << (e.values.contains(p) ? csv_field(e.values[p].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)) : "");
+        out << ","
+            << (e.values.contains(p)
+                    ? csv_field(e.values[p].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))
+                    : "");
       out << "," << csv_field(e.status) << "," << number(e.median_ms) << "," << (e.abandoned ? "true" : "false") << ","
-          << e.samples << "," << number(e.seconds) << "," << (e.at > 0 ? number(e.at) : "") << "," << csv_field(e.message)
-          << "\r\n";
+          << e.samples << "," << number(e.seconds) << "," << (e.at > 0 ? number(e.at) : "") << ","
+          << csv_field(e.message) << "\r\n";
     }
   return out.str();
 }

@@ -14,12 +14,23 @@ std::string html_escape(const std::string& s) {
   std::string out;
   for (char c : s) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -83,13 +94,14 @@ std::string table(const std::vector<std::string>& columns, const std::vector<std
 }
 
 std::string measurements_table(const Measurements& all) {
-  std::vector<std::string> columns = {"kernel", "GPU", "key", "config", "status", "median ms", "÷ best", "samples",
-                                      "abandoned", "message"};
+  std::vector<std::string> columns = {"kernel",    "GPU",    "key",     "config",    "status",
+                                      "median ms", "÷ best", "samples", "abandoned", "message"};
   std::vector<std::vector<std::string>> rows;
   for (const auto& s : all.series) {
     const double best = s.best();
     for (const auto& e : s.entries)
-      rows.push_back({s.kernel, s.gpu, s.key, values_text(e.values), e.status, e.median_ms > 0 ? fixed(e.median_ms, 4) : "-",
+      rows.push_back({s.kernel, s.gpu, s.key, values_text(e.values), e.status,
+                      e.median_ms > 0 ? fixed(e.median_ms, 4) : "-",
                       e.median_ms > 0 && best > 0 && e.status == "ok" ? fixed(e.median_ms / best, 3) : "-",
                       std::to_string(e.samples), e.abandoned ? "yes" : "", e.message});
   }
@@ -101,8 +113,9 @@ std::string measurements_table(const Measurements& all) {
 std::string html_report(const HtmlReport& r, const Measurements& all, const fs::path& dir) {
   std::ostringstream o;
   o << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" << html_escape(r.title)
-    << "</title>\n" << kStyleAndScript << "</head><body>\n<h1>" << html_escape(r.title) << "</h1>\n<p>"
-    << html_escape(r.intro) << "</p>\n";
+    << "</title>\n"
+    << kStyleAndScript << "</head><body>\n<h1>" << html_escape(r.title) << "</h1>\n<p>" << html_escape(r.intro)
+    << "</p>\n";
   std::vector<std::vector<std::string>> winners;
   for (const auto& w : r.winners) winners.push_back(w.cells);
   o << "<h2>Winners</h2>\n" << table(winner_columns(), winners);
@@ -125,7 +138,8 @@ std::string html_report(const HtmlReport& r, const Measurements& all, const fs::
   }
   if (!r.plot_note.empty()) o << "<p>" << html_escape(r.plot_note) << "</p>\n";
   o << "<h2>Every measurement</h2>\n<p>Click a column's heading to sort by it. The same rows: "
-       "<code>measurements.csv</code>.</p>\n" << measurements_table(all) << "</body></html>\n";
+       "<code>measurements.csv</code>.</p>\n"
+    << measurements_table(all) << "</body></html>\n";
   return o.str();
 }
 

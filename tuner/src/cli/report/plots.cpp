@@ -25,7 +25,8 @@ namespace {
 
 const char* kTerminal = "set terminal pngcairo size 1000,560 noenhanced font ',10'\n";
 // Ratios to the best on a log axis: tics where they read well, not only at decades.
-const char* kRatioTics = "set ytics ('1' 1, '1.1' 1.1, '1.25' 1.25, '1.5' 1.5, '2' 2, '3' 3, '5' 5, '10' 10, '20' 20, '50' 50, '100' 100)\n";
+const char* kRatioTics =
+    "set ytics ('1' 1, '1.1' 1.1, '1.25' 1.25, '1.5' 1.5, '2' 2, '3' 3, '5' 5, '10' 10, '20' 20, '50' 50, '100' 100)\n";
 
 // Best so far (relative to the key's best) after each evaluation and over time; only the
 // series whose measurements carry their time ("at": DBs written since it was recorded).
@@ -54,13 +55,18 @@ std::vector<std::string> curves(const Measurements& all, const fs::path& out) {
   write_text(out / "data" / "curves.dat", data.str());
   const std::string common = std::string(kTerminal) +
                              "set logscale y\nset autoscale yfixmax\nset ylabel 'best so far / best found'\nset grid\n"
-                             "set key outside right\n" + kRatioTics;
+                             "set key outside right\n" +
+                             kRatioTics;
   write_text(out / "plots" / "best_vs_evaluations.gp",
-             common + "set output 'best_vs_evaluations.png'\nset title 'Best config so far, by evaluations'\n"
-                      "set xlabel 'configs evaluated'\nplot " + by_eval.str() + "\n");
+             common +
+                 "set output 'best_vs_evaluations.png'\nset title 'Best config so far, by evaluations'\n"
+                 "set xlabel 'configs evaluated'\nplot " +
+                 by_eval.str() + "\n");
   write_text(out / "plots" / "best_vs_time.gp",
-             common + "set output 'best_vs_time.png'\nset title 'Best config so far, by tuning time'\n"
-                      "set xlabel 'seconds of tuning'\nplot " + by_time.str() + "\n");
+             common +
+                 "set output 'best_vs_time.png'\nset title 'Best config so far, by tuning time'\n"
+                 "set xlabel 'seconds of tuning'\nplot " +
+                 by_time.str() + "\n");
   return {"best_vs_evaluations", "best_vs_time"};
 }
 
@@ -109,11 +115,12 @@ std::string parameter_plot(const Measurements& all, const std::string& param, co
   }
   write_text(out / "data" / (name + ".dat"), data.str());
   write_text(out / "plots" / (name + ".gp"),
-             std::string(kTerminal) + "set output '" + name + ".png'\nset title 'Time of every ok config by " + plain(param) +
-                 " (open gray: abandoned early, time from its first samples)'\nset xlabel '" + plain(param) +
-                 "'\nset ylabel 'time / best of its key'\nset logscale y\nset autoscale yfixmax\nset grid\n" + kRatioTics +
-                 "set key outside right\nset xtics (" + xtics + ")\nset xrange [-0.5:" + std::to_string(values.size() - 0.5) +
-                 "]\nplot " + plot.str() + "\n");
+             std::string(kTerminal) + "set output '" + name + ".png'\nset title 'Time of every ok config by " +
+                 plain(param) + " (open gray: abandoned early, time from its first samples)'\nset xlabel '" +
+                 plain(param) +
+                 "'\nset ylabel 'time / best of its key'\nset logscale y\nset autoscale yfixmax\nset grid\n" +
+                 kRatioTics + "set key outside right\nset xtics (" + xtics +
+                 ")\nset xrange [-0.5:" + std::to_string(values.size() - 0.5) + "]\nplot " + plot.str() + "\n");
   return name;
 }
 
@@ -123,7 +130,8 @@ std::string speedup_plot(const std::vector<std::pair<std::string, double>>& spee
   for (const auto& [l, x] : speedups) data << "\"" << plain(l) << "\" " << x << "\n";
   write_text(out / "data" / "speedup.dat", data.str());
   write_text(out / "plots" / "speedup.gp",
-             std::string(kTerminal) + "set output 'speedup.png'\nset title \"Speedup of each key's winner over the DEFAULT\"\n"
+             std::string(kTerminal) +
+                 "set output 'speedup.png'\nset title \"Speedup of each key's winner over the DEFAULT\"\n"
                  "set ylabel 'DEFAULT time / winner time'\nset style data histograms\nset style fill solid 0.7\n"
                  "set boxwidth 0.8\nset grid ytics\nset yrange [0:*]\nset xtics rotate by -30\n"
                  "plot 'data/speedup.dat' using 2:xtic(1) notitle, 1 with lines lc rgb 'gray' notitle\n");
@@ -132,8 +140,8 @@ std::string speedup_plot(const std::vector<std::pair<std::string, double>>& spee
 
 }  // namespace
 
-std::vector<std::string> write_plots(const Measurements& all, const std::vector<std::pair<std::string, double>>& speedups,
-                                     const fs::path& out) {
+std::vector<std::string> write_plots(const Measurements& all,
+                                     const std::vector<std::pair<std::string, double>>& speedups, const fs::path& out) {
   std::vector<std::string> names = curves(all, out);
   for (const auto& p : all.params)
     if (std::string n = parameter_plot(all, p, out); !n.empty()) names.push_back(n);
@@ -141,7 +149,8 @@ std::vector<std::string> write_plots(const Measurements& all, const std::vector<
   return names;
 }
 
-std::vector<std::string> draw_plots(const std::vector<std::string>& names, const fs::path& out, const std::string& gnuplot) {
+std::vector<std::string> draw_plots(const std::vector<std::string>& names, const fs::path& out,
+                                    const std::string& gnuplot) {
   std::vector<std::string> not_drawn;
   for (const auto& name : names) {
     // gnuplot runs in DIR so that the scripts' relative paths hold.

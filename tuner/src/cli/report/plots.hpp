@@ -14,7 +14,8 @@ namespace ktune::cli::report {
 // Writes the data and scripts of every plot there is something to draw for; returns
 // their names: best_vs_evaluations and best_vs_time (when measurements carry their
 // time), param_<name> per parameter with two or more values, speedup.
-std::vector<std::string> write_plots(const Measurements& all, const std::vector<std::pair<std::string, double>>& speedups,
+std::vector<std::string> write_plots(const Measurements& all,
+                                     const std::vector<std::pair<std::string, double>>& speedups,
                                      const std::filesystem::path& out);
 
 // Runs gnuplot on each plot's script; returns the names not drawn.

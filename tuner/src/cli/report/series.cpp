@@ -57,7 +57,8 @@ Measurements read_measurements(const std::vector<std::filesystem::path>& files) 
       for (const auto& [key, configs] : fp.at("keys").items()) {
         Series s{terminal_text(doc.value("kernel", "?"), 80), gpu, terminal_text(key, 200), {}};
         for (const auto& [id, e] : configs.items()) s.entries.push_back(read_entry(id, e));
-        std::stable_sort(s.entries.begin(), s.entries.end(), [](const Entry& a, const Entry& b) { return a.at < b.at; });
+        std::stable_sort(s.entries.begin(), s.entries.end(),
+                         [](const Entry& a, const Entry& b) { return a.at < b.at; });
         all.gpus.insert(s.gpu);
         all.kernels.insert(s.kernel);
         for (const auto& e : s.entries)

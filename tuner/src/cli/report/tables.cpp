@@ -26,7 +26,7 @@ std::string series_label(const Measurements& all, const Series& s) {
 }
 
 const std::vector<std::string>& winner_columns() {
-  static const std::vector<std::string> columns = {"kernel", "GPU",    "key",        "measured", "ok",
+  static const std::vector<std::string> columns = {"kernel",  "GPU",    "key",        "measured", "ok",
                                                    "best ms", "winner", "DEFAULT ms", "speedup"};
   return columns;
 }
