@@ -41,7 +41,8 @@ struct SearchOrigin {
 };
 SearchChoice choose_search(const std::string& strategy, const std::string& budget, std::optional<double> seconds,
                            std::size_t size, std::size_t whole_limit, const SearchOrigin& origin = {});
-// The names a user may give: strategy_names() and "default", as a message lists them.
+// The names a user may give: strategy_names() and "default"; and as a message lists them.
+bool is_strategy_choice(const std::string& name);
 std::string strategy_choices_text();
 // The evaluations a space too large to measure whole gets when none are given: 2 % of it,
 // at least 200 and at most 2,000 configs (a few minutes of compiling on 16 cores).

@@ -67,11 +67,7 @@ inline CLI::Validator budget_value() {
 inline CLI::Validator strategy_name() {
   return checked_by(
       [](const std::string& v) {
-        const auto known = strategy_names();
-        std::string names;
-        for (const auto& n : known) names += (names.empty() ? "" : ", ") + n;
-        if (v != "default" && std::find(known.begin(), known.end(), v) == known.end())
-          throw Error(typed(v) + " is not one of " + names + ", default");
+        if (!is_strategy_choice(v)) throw Error(typed(v) + " is not one of " + strategy_choices_text());
       },
       "NAME");
 }

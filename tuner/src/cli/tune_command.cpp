@@ -19,7 +19,6 @@ namespace ktune::cli {
 namespace {
 
 namespace fs = std::filesystem;
-using nlohmann::json;
 
 // The request, bound to the options where they map one to one; the rest is read in run().
 struct TuneT1Options {
@@ -90,11 +89,7 @@ void add_tune_command(CLI::App& app) {
                   "search strategy: " + names +
                       " (default: the spec's Search; else with a budget, or for a space "
                       "over --max-configs, the default strategy; else exhaustive)")
-      ->check(valid([names](const std::string& v) {
-        const auto known = strategy_names();
-        if (v != "default" && std::find(known.begin(), known.end(), v) == known.end())
-          throw Error("\"" + v + "\" is not one of " + names);
-      }));
+      ->check(strategy_name());
   sub->add_option("--budget", o->q.budget, "configs to measure per problem size: a count (200) or a share (5%)")
       ->check(valid([](const std::string& v) { parse_budget(v, 1000000, "value"); }));
   sub->add_option("--seconds", o->q.seconds, "most seconds of search per problem size")->check(positive_number());

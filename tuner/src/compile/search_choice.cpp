@@ -29,6 +29,11 @@ std::size_t default_budget(std::size_t size) {
   return std::min(size, std::clamp<std::size_t>(share, 200, 2000));
 }
 
+bool is_strategy_choice(const std::string& name) {
+  const auto known = strategy_names();
+  return name == "default" || std::find(known.begin(), known.end(), name) != known.end();
+}
+
 std::string strategy_choices_text() {
   std::string list;
   for (const auto& n : strategy_names()) list += n + ", ";
@@ -40,8 +45,7 @@ SearchChoice choose_search(const std::string& strategy, const std::string& budge
   SearchChoice c;
   c.strategy = strategy;
   c.seconds = seconds;
-  const auto known = strategy_names();
-  if (!strategy.empty() && strategy != "default" && std::find(known.begin(), known.end(), strategy) == known.end())
+  if (!strategy.empty() && !is_strategy_choice(strategy))
     throw Error(origin.strategy + " '" + strategy + "' is not a search strategy; use one of " +
                 strategy_choices_text() + origin.unknown_strategy_hint);
   if (!budget.empty()) c.evaluations = parse_budget(budget, size, origin.budget);

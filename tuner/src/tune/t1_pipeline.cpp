@@ -201,11 +201,7 @@ json run_t1_tuner(const T1TuneRequest& q, const T1Plan& p, const SearchChoice& c
   if (choice.seconds) args.insert(args.end(), {"--seconds", std::to_string(*choice.seconds)});
   if (q.retune) args.push_back("--retune");
   if (!q.gpus.empty()) args.insert(args.end(), {"--gpus", q.gpus});
-  for (const auto& key : p.keys) {
-    std::string text;
-    for (const auto& [d, v] : key) text += (text.empty() ? "" : " ") + d + "=" + std::to_string(v);
-    args.insert(args.end(), {"--key", text});
-  }
+  for (const auto& key : p.keys) args.insert(args.end(), {"--key", key_id(key)});
   ::setenv(kT1RunVariable, p.run_file.c_str(), 1);
   // Its stdout on ours, or on our stderr when stdout holds only the JSON.
   ProcessOptions io;
@@ -272,9 +268,7 @@ T1TuneOutcome tune_t1(const T1TuneRequest& q, std::ostream& say) {
   const Manifest& m = p.manifest;
   const SearchChoice choice = choose_t1_search(q, p);
 
-  std::string default_text;
-  for (const auto& [n, v] : m.spec.default_config)
-    default_text += (default_text.empty() ? "" : " ") + n + "=" + std::to_string(v);
+  const std::string default_text = m.describe(m.configs[m.default_index()].values);
   say << "ktune: " << m.kernel << " from " << t1 << ": " << m.configs.size() << " configs of " << m.product
       << " points; Default " << default_text
       << (p.default_from_spec ? "" : " (no usable Default in the spec: the first valid config)") << "; "

@@ -233,7 +233,6 @@ struct GroupRun {
   const Fingerprint& fp;
   Db& db;
   CompilePool& compiles;
-  const SearchSpace& search_space;
   Progress& progress;
   Clock::time_point tune_start;
   fs::path kernel_dir;
@@ -489,7 +488,6 @@ json tune_group(const TuneOptions& o, const Manifest& m, GpuPool& pool, const Fi
              fp,
              db,
              compiles,
-             search_space,
              progress,
              tune_start,
              kernel_dir,
