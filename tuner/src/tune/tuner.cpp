@@ -119,11 +119,21 @@ struct GpuGroup {
   std::vector<GpuSlotSpec> gpus;
 };
 
-// The table printed after tuning a GPU group, and its JSON summary.
-json summarize(const TuneOptions& o, const Manifest& m, const Fingerprint& fp, const std::vector<int>& gpu_indices,
-               int starts, double elapsed_s, const std::map<int, std::string>& dropped, std::size_t compile_jobs,
-               Db& db, const std::vector<KeySummary>& summaries) {
-  std::ostringstream table;
+// A measured time for the table: "-" where no config (or not the DEFAULT) came out ok.
+std::string ms_text(double v) {
+  std::ostringstream t;
+  if (v > 0)
+    t << std::fixed << std::setprecision(4) << v;
+  else
+    t << "-";
+  return t.str();
+}
+
+// The table's heading: the GPUs, the run's size and time, the compile pool's share.
+void summary_heading(std::ostream& table, const TuneOptions& o, const Manifest& m, const Fingerprint& fp,
+                     const std::vector<int>& gpu_indices, int starts, double elapsed_s,
+                     const std::map<int, std::string>& dropped, std::size_t compile_jobs,
+                     const std::vector<KeySummary>& summaries) {
   table << "ktune: " << m.kernel << " on ";
   if (gpu_indices.size() > 1) table << gpu_indices.size() << "x ";
   table << fp.gpu.name << " (";
@@ -132,21 +142,76 @@ json summarize(const TuneOptions& o, const Manifest& m, const Fingerprint& fp, c
         << m.configs.size() << " configs, " << o.keys.size() << " keys, " << std::fixed << std::setprecision(1)
         << elapsed_s << " s, " << starts << " worker start(s)\n";
   for (const auto& [gpu, why] : dropped) table << "GPU " << gpu << " dropped: " << why << "; the others went on\n";
-  {
-    std::size_t asked = 0;
-    double compile_s = 0, wait_s = 0;
-    for (const auto& ks : summaries) {
-      asked += ks.compiled_asked;
-      compile_s += ks.compile_s;
-      wait_s += ks.compile_wait_s;
-    }
-    if (compile_s > 0)
-      table << "compiled while tuning: " << asked << " configs in a pool of " << compile_jobs << " jobs, " << compile_s
-            << " s of compiler wall time, " << wait_s << " s of GPU time waiting for a cubin\n";
+  std::size_t asked = 0;
+  double compile_s = 0, wait_s = 0;
+  for (const auto& ks : summaries) {
+    asked += ks.compiled_asked;
+    compile_s += ks.compile_s;
+    wait_s += ks.compile_wait_s;
   }
+  if (compile_s > 0)
+    table << "compiled while tuning: " << asked << " configs in a pool of " << compile_jobs << " jobs, " << compile_s
+          << " s of compiler wall time, " << wait_s << " s of GPU time waiting for a cubin\n";
   table << std::left << std::setw(28) << "key" << std::setw(44) << "best config" << std::right << std::setw(11)
         << "best ms" << std::setw(11) << "DEFAULT ms" << std::setw(9) << "speedup"
         << "  statuses\n";
+}
+
+// One key's row of the table and its entry in the JSON summary.
+json key_row(std::ostream& table, const Manifest& m, const KeySummary& ks) {
+  const std::string best = ks.best_id.empty() ? "-" : m.describe(m.configs[ks.best_index].values);
+  std::ostringstream statuses;
+  for (const auto& [status, n] : ks.counts) statuses << status << " " << n << "  ";
+  std::ostringstream speedup;
+  if (ks.best_ms > 0 && ks.default_ms > 0)
+    speedup << std::fixed << std::setprecision(2) << ks.default_ms / ks.best_ms << "x";
+  else
+    speedup << "-";
+  table << std::left << std::setw(28) << ks.key << std::setw(44) << best << std::right << std::setw(11)
+        << ms_text(ks.best_ms) << std::setw(11) << ms_text(ks.default_ms) << std::setw(9) << speedup.str() << "  "
+        << statuses.str() << "\n";
+  json measured_on = json::object();
+  for (const auto& [gpu, n] : ks.measured_on) measured_on[std::to_string(gpu)] = n;
+  return {{"key", ks.key},
+          {"best_id", ks.best_id},
+          {"best_ms", ks.best_ms},
+          {"default_ms", ks.default_ms},
+          {"counts", ks.counts},
+          {"measured_now", ks.measured_now},
+          {"from_db", ks.from_db},
+          {"measured_on", measured_on},
+          {"seconds", ks.seconds},
+          {"phases_s", ks.phases},
+          {"samples_ms_total", ks.samples_ms_total},
+          {"compile", {{"asked", ks.compiled_asked}, {"seconds", ks.compile_s}, {"wait_s", ks.compile_wait_s}}},
+          {"failures", ks.failures}};
+}
+
+// What the prior bought: its configs' best here against the best found (a table line and
+// the key's "prior" entry).
+json prior_row(std::ostream& table, const Manifest& m, const Fingerprint& fp, Db& db, const KeySummary& ks) {
+  double prior_best = -1;
+  for (std::size_t i = 0; i < ks.prior_used; ++i)
+    if (auto known = db.find(fp, ks.key, m.configs[ks.prior.configs[i]].id);
+        known && known->status == Status::Ok && !known->abandoned && (prior_best < 0 || known->median_ms < prior_best))
+      prior_best = known->median_ms;
+  table << "  prior for " << ks.key << ": " << ks.prior_used << " configs of " << ks.prior.from
+        << " measured first; their best here " << ms_text(prior_best);
+  if (prior_best > 0 && ks.best_ms > 0)
+    table << " ms, " << std::setprecision(2) << prior_best / ks.best_ms << "x the best found";
+  table << std::setprecision(1) << "\n";
+  return {{"from", ks.prior.from},
+          {"measured_first", ks.prior_used},
+          {"best_ms", prior_best},
+          {"holds_the_best", prior_best > 0 && prior_best <= ks.best_ms}};
+}
+
+// The table printed after tuning a GPU group, and its JSON summary.
+json summarize(const TuneOptions& o, const Manifest& m, const Fingerprint& fp, const std::vector<int>& gpu_indices,
+               int starts, double elapsed_s, const std::map<int, std::string>& dropped, std::size_t compile_jobs,
+               Db& db, const std::vector<KeySummary>& summaries) {
+  std::ostringstream table;
+  summary_heading(table, o, m, fp, gpu_indices, starts, elapsed_s, dropped, compile_jobs, summaries);
   json dropped_json = json::object();
   for (const auto& [gpu, why] : dropped) dropped_json[std::to_string(gpu)] = why;
   json out = {{"kernel", m.kernel},
@@ -162,60 +227,8 @@ json summarize(const TuneOptions& o, const Manifest& m, const Fingerprint& fp, c
               {"keys", json::array()}};
   std::size_t failures = 0;
   for (const auto& ks : summaries) {
-    const std::string best = ks.best_id.empty() ? "-" : m.describe(m.configs[ks.best_index].values);
-    std::ostringstream statuses;
-    for (const auto& [status, n] : ks.counts) statuses << status << " " << n << "  ";
-    // "-" where no config (or not the DEFAULT) came out ok.
-    auto ms = [](double v) {
-      std::ostringstream t;
-      if (v > 0)
-        t << std::fixed << std::setprecision(4) << v;
-      else
-        t << "-";
-      return t.str();
-    };
-    std::ostringstream speedup;
-    if (ks.best_ms > 0 && ks.default_ms > 0)
-      speedup << std::fixed << std::setprecision(2) << ks.default_ms / ks.best_ms << "x";
-    else
-      speedup << "-";
-    table << std::left << std::setw(28) << ks.key << std::setw(44) << best << std::right << std::setw(11)
-          << ms(ks.best_ms) << std::setw(11) << ms(ks.default_ms) << std::setw(9) << speedup.str() << "  "
-          << statuses.str() << "\n";
-    json measured_on = json::object();
-    for (const auto& [gpu, n] : ks.measured_on) measured_on[std::to_string(gpu)] = n;
-    out["keys"].push_back(
-        {{"key", ks.key},
-         {"best_id", ks.best_id},
-         {"best_ms", ks.best_ms},
-         {"default_ms", ks.default_ms},
-         {"counts", ks.counts},
-         {"measured_now", ks.measured_now},
-         {"from_db", ks.from_db},
-         {"measured_on", measured_on},
-         {"seconds", ks.seconds},
-         {"phases_s", ks.phases},
-         {"samples_ms_total", ks.samples_ms_total},
-         {"compile", {{"asked", ks.compiled_asked}, {"seconds", ks.compile_s}, {"wait_s", ks.compile_wait_s}}},
-         {"failures", ks.failures}});
-    if (ks.prior_used > 0) {
-      // What the prior bought: its configs' best here against the best found.
-      double prior_best = -1;
-      for (std::size_t i = 0; i < ks.prior_used; ++i)
-        if (auto known = db.find(fp, ks.key, m.configs[ks.prior.configs[i]].id);
-            known && known->status == Status::Ok && !known->abandoned &&
-            (prior_best < 0 || known->median_ms < prior_best))
-          prior_best = known->median_ms;
-      out["keys"].back()["prior"] = {{"from", ks.prior.from},
-                                     {"measured_first", ks.prior_used},
-                                     {"best_ms", prior_best},
-                                     {"holds_the_best", prior_best > 0 && prior_best <= ks.best_ms}};
-      table << "  prior for " << ks.key << ": " << ks.prior_used << " configs of " << ks.prior.from
-            << " measured first; their best here " << ms(prior_best);
-      if (prior_best > 0 && ks.best_ms > 0)
-        table << " ms, " << std::setprecision(2) << prior_best / ks.best_ms << "x the best found";
-      table << std::setprecision(1) << "\n";
-    }
+    out["keys"].push_back(key_row(table, m, ks));
+    if (ks.prior_used > 0) out["keys"].back()["prior"] = prior_row(table, m, fp, db, ks);
     failures += ks.failures.size();
   }
   if (failures > 0)
@@ -526,11 +539,15 @@ json tune_group(const TuneOptions& o, const Manifest& m, GpuPool& pool, const Fi
                    db, summaries);
 }
 
-}  // namespace
+// KTUNE_TUNE=AUTO without a usable GPU: says so, and the summary says why nothing was tuned.
+int not_tuning(const TuneOptions& o, const Manifest& m, const std::string& shown, const std::string& why) {
+  std::cout << "ktune: " << m.kernel << ": not tuning: " << shown << "\n";
+  if (!o.summary_out.empty())
+    write_file_atomic(o.summary_out, json{{"kernel", m.kernel}, {"tuned", false}, {"why", why}}.dump(2) + "\n");
+  return 0;
+}
 
-int tune(const TuneOptions& o) {
-  const auto tune_start = Clock::now();
-  const Manifest m = Manifest::from_json(read_json_file(o.manifest), o.manifest);
+void check_options(const TuneOptions& o, const Manifest& m) {
   if (o.keys.empty()) throw Error(m.kernel + ": no KEYS to tune for; give at least one, e.g. KEYS \"N=4096\"");
   if (o.shard && (o.shard->count == 0 || o.shard->index >= o.shard->count))
     throw Error("--shard " + std::to_string(o.shard->index) + "/" + std::to_string(o.shard->count) +
@@ -538,6 +555,78 @@ int tune(const TuneOptions& o) {
   if (o.shard && o.strategy != "exhaustive")
     throw Error("--shard splits an exhaustive search (configs I, I+N, I+2N, ...), not the " + o.strategy +
                 " strategy, whose proposals depend on every result; split a search by key instead");
+}
+
+// The started GPUs grouped by model: one fingerprint, one table.
+std::vector<GpuGroup> group_by_model(const std::map<int, json>& started, const std::vector<GpuSlotSpec>& chosen,
+                                     const Fingerprint& base) {
+  std::vector<GpuGroup> groups;
+  for (const auto& [gpu, line] : started) {
+    Fingerprint fp = base;
+    fp.gpu = GpuIdentity::from_json(line.at("gpu"));
+    GpuSlotSpec spec;
+    for (const auto& c : chosen)
+      if (c.index == gpu) spec = c;
+    auto same =
+        std::find_if(groups.begin(), groups.end(), [&](const GpuGroup& g) { return g.fp.digest() == fp.digest(); });
+    if (same == groups.end())
+      groups.push_back({fp, {spec}});
+    else
+      same->gpus.push_back(spec);
+  }
+  return groups;
+}
+
+// A GPU that cannot run this build's cubins (compile.arch) is not measured: every config
+// would fail to load, and its table could never be chosen for it. Returns why the last
+// group dropped was.
+std::string drop_unrunnable(std::vector<GpuGroup>& groups, const Manifest& m) {
+  const auto arch = parse_cuda_arch(m.compile.arch);
+  std::string cannot;
+  std::erase_if(groups, [&](const GpuGroup& g) {
+    if (arch && cubin_runs_on(*arch, g.fp.gpu.cc_major, g.fp.gpu.cc_minor)) return false;
+    const std::string cc = std::to_string(g.fp.gpu.cc_major) + std::to_string(g.fp.gpu.cc_minor);
+    cannot = g.fp.gpu.name + " (sm_" + cc + ") cannot run cubins for sm_" + m.compile.arch +
+             ", the architecture this build compiles and tunes; list " + cc +
+             " in CMAKE_CUDA_ARCHITECTURES (or KTUNE_CUDA_ARCH) to tune on it";
+    std::cerr << "ktune: warning: " << m.kernel << ": " << terminal_text(cannot, 400) << "\n";
+    return true;
+  });
+  return cannot;
+}
+
+std::vector<int> indices_of(const GpuGroup& g) {
+  std::vector<int> indices;
+  for (const auto& s : g.gpus) indices.push_back(s.index);
+  return indices;
+}
+
+// Each group of GPUs tunes into its own table; one group's summary is the run's summary.
+json tune_groups(const TuneOptions& o, const Manifest& m, GpuPool& all, std::vector<GpuGroup>& groups,
+                 int earlier_starts, Clock::time_point tune_start) {
+  if (groups.size() == 1) return tune_group(o, m, all, groups[0].fp, indices_of(groups[0]), earlier_starts, tune_start);
+  // Different models (or drivers) never share a table: each group tunes on its own, one
+  // after the other, into its own fingerprint's table.
+  std::cout << "ktune: " << m.kernel << ": the GPUs differ; each kind tunes into its own table:";
+  for (const auto& g : groups)
+    std::cout << " [" << terminal_text(g.fp.gpu.name, 80) << ": GPU " << join_indices(indices_of(g)) << "]";
+  std::cout << "\n";
+  json summary = {{"kernel", m.kernel}, {"tuned", true}, {"tables", json::array()}};
+  for (auto& g : groups) {
+    for (auto& s : g.gpus) s.worker = all.worker(s.index);  // started already: goes on measuring
+    GpuPool pool(o.worker_command, o.worker_log, g.gpus);
+    summary["tables"].push_back(tune_group(o, m, pool, g.fp, indices_of(g), earlier_starts, tune_start));
+    earlier_starts = 0;
+  }
+  return summary;
+}
+
+}  // namespace
+
+int tune(const TuneOptions& o) {
+  const auto tune_start = Clock::now();
+  const Manifest m = Manifest::from_json(read_json_file(o.manifest), o.manifest);
+  check_options(o, m);
 
   // The first worker, unpinned, says whether there is a GPU and how many the tuner sees.
   auto first = std::make_shared<MeasuringWorker>(o.worker_command, o.worker_log, "");
@@ -545,11 +634,7 @@ int tune(const TuneOptions& o) {
   if (!ready.value("ready", false)) {
     std::string why = ready.value("why", std::string("no GPU"));
     if (o.require_gpu) throw Error(m.kernel + ": KTUNE_TUNE=ON but " + why);
-    std::cout << "ktune: " << m.kernel << ": not tuning: " << terminal_text(why, 400)
-              << " (KTUNE_TUNE=AUTO); the DB keeps what it has\n";
-    if (!o.summary_out.empty())
-      write_file_atomic(o.summary_out, json{{"kernel", m.kernel}, {"tuned", false}, {"why", why}}.dump(2) + "\n");
-    return 0;
+    return not_tuning(o, m, terminal_text(why, 400) + " (KTUNE_TUNE=AUTO); the DB keeps what it has", why);
   }
   const int visible = std::max(1, ready.value("visible_gpus", 1));
   std::vector<GpuSlotSpec> chosen = choose_gpus(o.gpus, visible);
@@ -571,72 +656,13 @@ int tune(const TuneOptions& o) {
   for (const auto& [gpu, why] : all.dropped())
     std::cerr << "ktune: warning: " << m.kernel << ": GPU " << gpu << " left out: " << terminal_text(why, 400) << "\n";
   if (started.empty()) throw Error(m.kernel + ": no GPU could be used; see " + o.worker_log);
-  std::vector<GpuGroup> groups;
-  for (const auto& [gpu, line] : started) {
-    Fingerprint fp = base;
-    fp.gpu = GpuIdentity::from_json(line.at("gpu"));
-    GpuSlotSpec spec;
-    for (const auto& c : chosen)
-      if (c.index == gpu) spec = c;
-    auto same =
-        std::find_if(groups.begin(), groups.end(), [&](const GpuGroup& g) { return g.fp.digest() == fp.digest(); });
-    if (same == groups.end())
-      groups.push_back({fp, {spec}});
-    else
-      same->gpus.push_back(spec);
-  }
-
-  // A GPU that cannot run this build's cubins (compile.arch) is not measured: every config
-  // would fail to load, and its table could never be chosen for it.
-  const auto arch = parse_cuda_arch(m.compile.arch);
-  std::string cannot;
-  std::erase_if(groups, [&](const GpuGroup& g) {
-    if (arch && cubin_runs_on(*arch, g.fp.gpu.cc_major, g.fp.gpu.cc_minor)) return false;
-    cannot = g.fp.gpu.name + " (sm_" + std::to_string(g.fp.gpu.cc_major) + std::to_string(g.fp.gpu.cc_minor) +
-             ") cannot run cubins for sm_" + m.compile.arch +
-             ", the architecture this build compiles and tunes; "
-             "list " +
-             std::to_string(g.fp.gpu.cc_major) + std::to_string(g.fp.gpu.cc_minor) +
-             " in CMAKE_CUDA_ARCHITECTURES (or KTUNE_CUDA_ARCH) to tune on it";
-    std::cerr << "ktune: warning: " << m.kernel << ": " << terminal_text(cannot, 400) << "\n";
-    return true;
-  });
+  std::vector<GpuGroup> groups = group_by_model(started, chosen, base);
+  const std::string cannot = drop_unrunnable(groups, m);
   if (groups.empty()) {
     if (o.require_gpu) throw Error(m.kernel + ": KTUNE_TUNE=ON but " + cannot);
-    std::cout << "ktune: " << m.kernel
-              << ": not tuning: no GPU here runs this build's cubins; the DB keeps what it has\n";
-    if (!o.summary_out.empty())
-      write_file_atomic(o.summary_out, json{{"kernel", m.kernel}, {"tuned", false}, {"why", cannot}}.dump(2) + "\n");
-    return 0;
+    return not_tuning(o, m, "no GPU here runs this build's cubins; the DB keeps what it has", cannot);
   }
-
-  json summary;
-  if (groups.size() == 1) {
-    std::vector<int> indices;
-    for (const auto& g : groups[0].gpus) indices.push_back(g.index);
-    summary = tune_group(o, m, all, groups[0].fp, indices, earlier_starts, tune_start);
-  } else {
-    // Different models (or drivers) never share a table: each group tunes on its own, one
-    // after the other, into its own fingerprint's table.
-    std::cout << "ktune: " << m.kernel << ": the GPUs differ; each kind tunes into its own table:";
-    for (const auto& g : groups) {
-      std::vector<int> indices;
-      for (const auto& s : g.gpus) indices.push_back(s.index);
-      std::cout << " [" << terminal_text(g.fp.gpu.name, 80) << ": GPU " << join_indices(indices) << "]";
-    }
-    std::cout << "\n";
-    summary = {{"kernel", m.kernel}, {"tuned", true}, {"tables", json::array()}};
-    for (auto& g : groups) {
-      std::vector<int> indices;
-      for (auto& s : g.gpus) {
-        indices.push_back(s.index);
-        s.worker = all.worker(s.index);  // started above: goes on measuring
-      }
-      GpuPool pool(o.worker_command, o.worker_log, g.gpus);
-      summary["tables"].push_back(tune_group(o, m, pool, g.fp, indices, earlier_starts, tune_start));
-      earlier_starts = 0;
-    }
-  }
+  const json summary = tune_groups(o, m, all, groups, earlier_starts, tune_start);
   if (!o.summary_out.empty()) write_file_atomic(o.summary_out, summary.dump(2) + "\n");
   return 0;
 }
