@@ -17,6 +17,7 @@
 #include "cli/db_inputs.hpp"
 #include "cli/option_checks.hpp"
 #include "ktune/db.hpp"
+#include "ktune/db_tables.hpp"
 #include "ktune/error.hpp"
 #include "ktune/measurement.hpp"
 #include "ktune/text.hpp"
@@ -36,39 +37,35 @@ struct ShowOptions {
 };
 
 // One key of one fingerprint: counts by status and the `top` fastest ok, unabandoned configs.
-json summarize_key(const std::string& key, const json& configs, int top) {
+json summarize_key(const std::string& key, const std::vector<DbEntry>& entries, int top) {
   std::map<std::string, int> counts;
-  std::vector<std::pair<double, std::string>> ok;
-  for (const auto& [id, entry] : configs.items()) {
-    const json& m = entry.at("measurement");
-    const std::string status = m.value("status", "?");
-    ++counts[status];
-    if (status == to_string(Status::Ok) && !m.value("abandoned", false)) ok.emplace_back(m.value("median_ms", 0.0), id);
+  std::vector<std::pair<double, const DbEntry*>> ok;
+  for (const DbEntry& e : entries) {
+    ++counts[to_string(e.measurement.status)];
+    if (e.measurement.status == Status::Ok && !e.measurement.abandoned) ok.emplace_back(e.measurement.median_ms, &e);
   }
-  std::sort(ok.begin(), ok.end());
+  std::stable_sort(ok.begin(), ok.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   json best = json::array();
   for (std::size_t i = 0; i < ok.size() && i < static_cast<std::size_t>(top); ++i)
-    best.push_back({{"id", ok[i].second},
-                    {"median_ms", ok[i].first},
-                    {"values", configs[ok[i].second].value("values", json::object())}});
-  return {{"key", key}, {"measured", configs.size()}, {"counts", counts}, {"best", best}};
+    best.push_back({{"id", ok[i].second->config_id}, {"median_ms", ok[i].first}, {"values", ok[i].second->values}});
+  return {{"key", key}, {"measured", entries.size()}, {"counts", counts}, {"best", best}};
 }
 
 json show_file(const fs::path& path, const ShowOptions& o, const std::string& key_filter) {
   const Db::Loaded loaded = Db::load_document(path);
-  const json& doc = loaded.document;
-  json file = {{"path", path.string()}, {"kernel", doc.value("kernel", "")}, {"fingerprints", json::array()}};
+  const DbTables db = DbTables::of(loaded.document);
+  json file = {{"path", path.string()}, {"kernel", db.kernel}, {"fingerprints", json::array()}};
   if (loaded.skipped) file["skipped"] = {{"entries", loaded.skipped}, {"first", loaded.first_skipped}};
-  for (const auto& [digest, fp] : doc.at("fingerprints").items()) {
-    const json& f = fp.at("fingerprint");
-    if (!o.gpu.empty() && f.at("gpu").value("name", "") != o.gpu) continue;
+  for (const DbTable& t : db.tables) {
+    const Fingerprint& f = t.fingerprint;
+    if (!o.gpu.empty() && f.gpu.name != o.gpu) continue;
     json keys = json::array();
-    for (const auto& [key, configs] : fp.at("keys").items())
-      if (key_filter.empty() || key == key_filter) keys.push_back(summarize_key(key, configs, o.top));
-    file["fingerprints"].push_back({{"digest", digest},
-                                    {"gpu", f.at("gpu")},
-                                    {"nvcc_version", f.value("nvcc_version", "")},
-                                    {"kernel_hash", f.value("kernel_hash", "")},
+    for (const auto& [key, entries] : t.keys)
+      if (key_filter.empty() || key == key_filter) keys.push_back(summarize_key(key, entries, o.top));
+    file["fingerprints"].push_back({{"digest", t.digest},
+                                    {"gpu", f.gpu.to_json()},
+                                    {"nvcc_version", f.nvcc_version},
+                                    {"kernel_hash", f.kernel_hash},
                                     {"keys", keys}});
   }
   return file;

@@ -65,6 +65,97 @@ const json& member(const json& doc, const char* name, const std::string& origin)
   return *it;
 }
 
+// Caches before schemas carry no version; a later major version may mean anything.
+void check_schema(const json& doc, const std::string& origin) {
+  if (!doc.is_object()) throw Error(origin + ": not a JSON object; expected a Kernel Tuner cache file");
+  if (auto v = doc.find("schema_version"); v != doc.end()) {
+    if (!v->is_string())
+      throw Error(origin + ": \"schema_version\" must be a string like \"1.1.0\", not " + json_excerpt(*v));
+    if (v->get<std::string>().rfind("1.", 0) != 0)
+      throw Error(origin + ": \"schema_version\" " + cache_name(v->get<std::string>()) +
+                  " is not a Kernel Tuner cache schema 1.x.y, which ktune reads");
+  }
+}
+
+// The parameters in tune_params_keys' order, and each value's position in its list.
+struct CacheParameters {
+  std::vector<Parameter> parameters;
+  std::vector<std::map<int64_t, uint32_t>> position_of;
+};
+
+CacheParameters parameters_of(const json& keys, const json& params, const std::string& origin) {
+  CacheParameters out;
+  for (const json& k : keys) {
+    if (!k.is_string()) throw Error(origin + ": \"tune_params_keys\" holds a non-string");
+    const std::string name = k.get<std::string>();
+    const std::string where = origin + ": tune_params." + cache_name(name);
+    auto values = params.find(name);
+    if (values == params.end()) throw Error(where + " is missing (it is listed in tune_params_keys)");
+    if (!values->is_array() || values->empty()) throw Error(where + " must be a non-empty list of values");
+    Parameter p{name, {}};
+    std::map<int64_t, uint32_t> positions;
+    for (const json& v : *values) {
+      int64_t x = 0;
+      if (!integral_value(v, x))
+        throw Error(where + " has the value " + v.dump().substr(0, 40) +
+                    ": ktune spaces are integer-valued, so this space cannot be replayed");
+      if (!positions.emplace(x, static_cast<uint32_t>(p.values.size())).second)
+        throw Error(where + " lists the value " + std::to_string(x) + " twice");
+      p.values.push_back(x);
+    }
+    out.parameters.push_back(std::move(p));
+    out.position_of.push_back(std::move(positions));
+  }
+  return out;
+}
+
+// An entry's "time": milliseconds, or one of Kernel Tuner's failure markers.
+RecordedOutcome outcome_of(const json& entry, const std::string& where) {
+  auto time = entry.find("time");
+  if (time == entry.end()) throw Error(where + " has no \"time\"");
+  if (time->is_number()) {
+    const double t = time->get<double>();
+    if (!std::isfinite(t) || t < 0) throw Error(where + ".\"time\" = " + time->dump() + " is not a time in ms");
+    return {Status::Ok, t};
+  }
+  if (time->is_string()) {
+    Status s = Status::Ok;
+    if (!failure_status(time->get<std::string>(), s))
+      throw Error(where + ".\"time\" = " + cache_name(time->get<std::string>()) +
+                  " is neither a time nor a known failure (RuntimeFailedConfig, "
+                  "CompilationFailedConfig, InvalidConfig)");
+    return {s, 0};
+  }
+  throw Error(where + ".\"time\" must be a number (ms) or a failure name, not " + std::string(time->type_name()));
+}
+
+// One cache entry: its value positions (the sort key) and its outcome.
+struct Row {
+  std::vector<uint32_t> positions;
+  RecordedOutcome outcome;
+  std::string key;
+};
+
+Row row_of(const std::string& key, const json& entry, const CacheParameters& cp, const std::string& origin) {
+  const std::string where = origin + ": cache." + cache_name(key);
+  if (!entry.is_object()) throw Error(where + " must be an object");
+  const std::size_t width = cp.parameters.size();
+  Row row{std::vector<uint32_t>(width), {}, key};
+  for (std::size_t k = 0; k < width; ++k) {
+    const std::string& name = cp.parameters[k].name;
+    auto v = entry.find(name);
+    if (v == entry.end()) throw Error(where + " has no value for parameter " + cache_name(name));
+    int64_t x = 0;
+    auto pos = integral_value(*v, x) ? cp.position_of[k].find(x) : cp.position_of[k].end();
+    if (pos == cp.position_of[k].end())
+      throw Error(where + "." + cache_name(name) + " = " + v->dump().substr(0, 40) +
+                  " is not among the values in tune_params");
+    row.positions[k] = pos->second;
+  }
+  row.outcome = outcome_of(entry, where);
+  return row;
+}
+
 }  // namespace kt_cache
 }  // namespace
 
@@ -93,16 +184,7 @@ ReplaySpace ReplaySpace::from_cache_file(const std::filesystem::path& path) {
 ReplaySpace ReplaySpace::from_cache(const nlohmann::json& doc, const std::string& origin) {
   using kt_cache::cache_name;
   using nlohmann::json;
-  if (!doc.is_object()) throw Error(origin + ": not a JSON object; expected a Kernel Tuner cache file");
-  // Caches before schemas carry no version; a later major version may mean anything.
-  if (auto v = doc.find("schema_version"); v != doc.end()) {
-    if (!v->is_string())
-      throw Error(origin + ": \"schema_version\" must be a string like \"1.1.0\", not " + json_excerpt(*v));
-    if (v->get<std::string>().rfind("1.", 0) != 0)
-      throw Error(origin + ": \"schema_version\" " + cache_name(v->get<std::string>()) +
-                  " is not a Kernel Tuner cache schema 1.x.y, which ktune reads");
-  }
-
+  kt_cache::check_schema(doc, origin);
   const json& keys = kt_cache::member(doc, "tune_params_keys", origin);
   const json& params = kt_cache::member(doc, "tune_params", origin);
   const json& cache = kt_cache::member(doc, "cache", origin);
@@ -112,74 +194,15 @@ ReplaySpace ReplaySpace::from_cache(const nlohmann::json& doc, const std::string
   if (!cache.is_object()) throw Error(origin + ": \"cache\" must be an object of entries");
   if (cache.empty()) throw Error(origin + ": \"cache\" has no entries: nothing to replay");
 
-  std::vector<Parameter> parameters;
-  std::vector<std::map<int64_t, uint32_t>> position_of;
-  for (const json& k : keys) {
-    if (!k.is_string()) throw Error(origin + ": \"tune_params_keys\" holds a non-string");
-    const std::string name = k.get<std::string>();
-    const std::string where = origin + ": tune_params." + cache_name(name);
-    auto values = params.find(name);
-    if (values == params.end()) throw Error(where + " is missing (it is listed in tune_params_keys)");
-    if (!values->is_array() || values->empty()) throw Error(where + " must be a non-empty list of values");
-    Parameter p{name, {}};
-    std::map<int64_t, uint32_t> positions;
-    for (const json& v : *values) {
-      int64_t x = 0;
-      if (!kt_cache::integral_value(v, x))
-        throw Error(where + " has the value " + v.dump().substr(0, 40) +
-                    ": ktune spaces are integer-valued, so this space cannot be replayed");
-      if (!positions.emplace(x, static_cast<uint32_t>(p.values.size())).second)
-        throw Error(where + " lists the value " + std::to_string(x) + " twice");
-      p.values.push_back(x);
-    }
-    parameters.push_back(std::move(p));
-    position_of.push_back(std::move(positions));
-  }
-  const std::size_t width = parameters.size();
-
-  // Each entry: its value positions (the sort key) and its outcome.
-  struct Row {
-    std::vector<uint32_t> positions;
-    RecordedOutcome outcome;
-    std::string key;
-  };
-  std::vector<Row> rows;
+  kt_cache::CacheParameters cp = kt_cache::parameters_of(keys, params, origin);
+  const std::size_t width = cp.parameters.size();
+  std::vector<kt_cache::Row> rows;
   rows.reserve(cache.size());
-  for (const auto& [key, entry] : cache.items()) {
-    const std::string where = origin + ": cache." + cache_name(key);
-    if (!entry.is_object()) throw Error(where + " must be an object");
-    Row row{std::vector<uint32_t>(width), {}, key};
-    for (std::size_t k = 0; k < width; ++k) {
-      auto v = entry.find(parameters[k].name);
-      if (v == entry.end()) throw Error(where + " has no value for parameter " + cache_name(parameters[k].name));
-      int64_t x = 0;
-      auto pos = kt_cache::integral_value(*v, x) ? position_of[k].find(x) : position_of[k].end();
-      if (pos == position_of[k].end())
-        throw Error(where + "." + cache_name(parameters[k].name) + " = " + v->dump().substr(0, 40) +
-                    " is not among the values in tune_params");
-      row.positions[k] = pos->second;
-    }
-    auto time = entry.find("time");
-    if (time == entry.end()) throw Error(where + " has no \"time\"");
-    if (time->is_number()) {
-      const double t = time->get<double>();
-      if (!std::isfinite(t) || t < 0) throw Error(where + ".\"time\" = " + time->dump() + " is not a time in ms");
-      row.outcome = {Status::Ok, t};
-    } else if (time->is_string()) {
-      Status s = Status::Ok;
-      if (!kt_cache::failure_status(time->get<std::string>(), s))
-        throw Error(where + ".\"time\" = " + cache_name(time->get<std::string>()) +
-                    " is neither a time nor a known failure (RuntimeFailedConfig, "
-                    "CompilationFailedConfig, InvalidConfig)");
-      row.outcome = {s, 0};
-    } else {
-      throw Error(where + ".\"time\" must be a number (ms) or a failure name, not " + std::string(time->type_name()));
-    }
-    rows.push_back(std::move(row));
-  }
+  for (const auto& [key, entry] : cache.items()) rows.push_back(kt_cache::row_of(key, entry, cp, origin));
   // Kernel Tuner enumerates itertools.product over tune_params_keys: ordering the entries
   // by positions gives that order, whatever order the file lists them in.
-  std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.positions < b.positions; });
+  std::sort(rows.begin(), rows.end(),
+            [](const kt_cache::Row& a, const kt_cache::Row& b) { return a.positions < b.positions; });
   for (std::size_t i = 1; i < rows.size(); ++i)
     if (rows[i].positions == rows[i - 1].positions)
       throw Error(origin + ": cache." + cache_name(rows[i - 1].key) + " and cache." + cache_name(rows[i].key) +
@@ -188,14 +211,14 @@ ReplaySpace ReplaySpace::from_cache(const nlohmann::json& doc, const std::string
   std::vector<int64_t> values(rows.size() * width);
   std::vector<RecordedOutcome> outcomes(rows.size());
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    for (std::size_t k = 0; k < width; ++k) values[i * width + k] = parameters[k].values[rows[i].positions[k]];
+    for (std::size_t k = 0; k < width; ++k) values[i * width + k] = cp.parameters[k].values[rows[i].positions[k]];
     outcomes[i] = rows[i].outcome;
   }
   auto text = [&](const char* name) {
     auto it = doc.find(name);
     return it != doc.end() && it->is_string() ? it->get<std::string>() : std::string();
   };
-  return ReplaySpace(SearchSpace(std::move(parameters), values), std::move(outcomes), text("device_name"),
+  return ReplaySpace(SearchSpace(std::move(cp.parameters), values), std::move(outcomes), text("device_name"),
                      text("kernel_name"), origin);
 }
 

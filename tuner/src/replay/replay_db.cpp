@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/untrusted_json.hpp"
-#include "ktune/db.hpp"
+#include "ktune/db_tables.hpp"
 #include "ktune/error.hpp"
 #include "ktune/replay.hpp"
 
@@ -31,47 +31,27 @@ std::string listed(const std::set<std::string>& names) {
   return out.empty() ? "none" : out;
 }
 
-}  // namespace db_replay
-}  // namespace
-
-ReplaySpace ReplaySpace::from_db(const std::filesystem::path& db_file, const std::string& key) {
-  using db_replay::shown;
-  using nlohmann::json;
-  const std::string origin = db_file.string();
-  const json doc = Db::load_document(db_file).document;
-  const json& fingerprints = doc.at("fingerprints");
-
-  std::set<std::string> all_keys;
-  for (const auto& [digest, entry] : fingerprints.items())
-    for (const auto& [k, configs] : entry.at("keys").items()) all_keys.insert(k);
+// The key to replay: `key`, or the DB's only key when `key` is empty.
+std::string wanted_key(const DbTables& db, const std::string& key, const std::string& origin) {
+  const std::set<std::string> all_keys = db.keys();
   std::string wanted = key;
   if (wanted.empty()) {
     if (all_keys.size() != 1)
       throw Error(origin + ": the DB holds " + std::to_string(all_keys.size()) +
-                  " keys; name one with --key (keys: " + db_replay::listed(all_keys) + ")");
+                  " keys; name one with --key (keys: " + listed(all_keys) + ")");
     wanted = *all_keys.begin();
   }
   if (!all_keys.count(wanted))
-    throw Error(origin + ": no measurements for key " + shown(wanted) + " (keys: " + db_replay::listed(all_keys) + ")");
+    throw Error(origin + ": no measurements for key " + shown(wanted) + " (keys: " + listed(all_keys) + ")");
+  return wanted;
+}
 
-  // The fingerprint (GPU, driver, kernel version) with the most configs of this key; the
-  // first digest in order on a tie, so the choice is deterministic.
-  const json* chosen = nullptr;
-  std::size_t most = 0;
-  for (const auto& [digest, entry] : fingerprints.items()) {
-    auto configs = entry.at("keys").find(wanted);
-    if (configs != entry.at("keys").end() && configs->size() > most) {
-      most = configs->size();
-      chosen = &entry;
-    }
-  }
-  const json& configs = chosen->at("keys").at(wanted);
-
-  // Parameters: the names every entry's "values" carry; values sorted ascending.
+// Parameters: the names every entry's "values" carry; values sorted ascending.
+std::vector<Parameter> parameters_of(const std::vector<DbEntry>& entries, const std::string& where_key) {
   std::map<std::string, std::set<int64_t>> values_of;
-  for (const auto& [id, rec] : configs.items()) {
-    for (const auto& [name, v] : rec.at("values").items()) {
-      const std::string where = origin + ": key " + shown(wanted) + ", config " + shown(id) + ", values." + shown(name);
+  for (const DbEntry& e : entries) {
+    for (const auto& [name, v] : e.values.items()) {
+      const std::string where = where_key + ", config " + shown(e.config_id) + ", values." + shown(name);
       int64_t x = 0;
       if (v.is_number_integer() && !(v.is_number_unsigned() && v.get<uint64_t>() > INT64_MAX))
         x = v.get<int64_t>();
@@ -86,47 +66,63 @@ ReplaySpace ReplaySpace::from_db(const std::filesystem::path& db_file, const std
   std::vector<Parameter> parameters;
   for (const auto& [name, values] : values_of)
     parameters.push_back({name, std::vector<int64_t>(values.begin(), values.end())});
-  const std::size_t width = parameters.size();
-  if (width == 0) throw Error(origin + ": the configs of key " + shown(wanted) + " have no values");
+  return parameters;
+}
 
-  struct Row {
-    std::vector<int64_t> values;
-    RecordedOutcome outcome;
-  };
-  std::vector<Row> rows;
-  for (const auto& [id, rec] : configs.items()) {
-    const json& values = rec.at("values");
-    Row row;
-    for (const Parameter& p : parameters) {
-      auto v = values.find(p.name);
-      if (v == values.end())
-        throw Error(origin + ": key " + shown(wanted) + ", config " + shown(id) + " has no value for " + shown(p.name) +
-                    " (the entries disagree on the "
-                    "parameters: was the DB merged from different kernels?)");
-      row.values.push_back(v->is_number_float() ? static_cast<int64_t>(v->get<double>()) : v->get<int64_t>());
-    }
-    const Measurement m = Measurement::from_json(rec.at("measurement"));
-    // An abandoned config was stopped early as clearly slower than the best so far: its
-    // median of fewer samples still ranks it correctly, so it replays as timed.
-    row.outcome = m.status == Status::Ok ? RecordedOutcome{Status::Ok, m.median_ms} : RecordedOutcome{m.status, 0};
-    rows.push_back(std::move(row));
+struct Row {
+  std::vector<int64_t> values;
+  RecordedOutcome outcome;
+};
+
+Row row_of(const DbEntry& e, const std::vector<Parameter>& parameters, const std::string& where_key) {
+  Row row;
+  for (const Parameter& p : parameters) {
+    auto v = e.values.find(p.name);
+    if (v == e.values.end())
+      throw Error(where_key + ", config " + shown(e.config_id) + " has no value for " + shown(p.name) +
+                  " (the entries disagree on the "
+                  "parameters: was the DB merged from different kernels?)");
+    row.values.push_back(v->is_number_float() ? static_cast<int64_t>(v->get<double>()) : v->get<int64_t>());
   }
+  // An abandoned config was stopped early as clearly slower than the best so far: its
+  // median of fewer samples still ranks it correctly, so it replays as timed.
+  const Measurement& m = e.measurement;
+  row.outcome = m.status == Status::Ok ? RecordedOutcome{Status::Ok, m.median_ms} : RecordedOutcome{m.status, 0};
+  return row;
+}
+
+}  // namespace db_replay
+}  // namespace
+
+ReplaySpace ReplaySpace::from_db(const std::filesystem::path& db_file, const std::string& key) {
+  using db_replay::shown;
+  const std::string origin = db_file.string();
+  const DbTables db = DbTables::load(db_file);
+  const std::string wanted = db_replay::wanted_key(db, key, origin);
+  // The fingerprint (GPU, driver, kernel version) with the most configs of this key.
+  const DbTable& chosen = *db.fullest(wanted);
+  const std::vector<DbEntry>& entries = chosen.keys.at(wanted);
+  const std::string where_key = origin + ": key " + shown(wanted);
+
+  std::vector<Parameter> parameters = db_replay::parameters_of(entries, where_key);
+  if (parameters.empty()) throw Error(origin + ": the configs of key " + shown(wanted) + " have no values");
+  std::vector<db_replay::Row> rows;
+  for (const DbEntry& e : entries) rows.push_back(db_replay::row_of(e, parameters, where_key));
   // Sorted by values (= by positions, as values are sorted): one order for any DB file.
-  std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.values < b.values; });
+  std::sort(rows.begin(), rows.end(),
+            [](const db_replay::Row& a, const db_replay::Row& b) { return a.values < b.values; });
   for (std::size_t i = 1; i < rows.size(); ++i)
     if (rows[i].values == rows[i - 1].values)
-      throw Error(origin + ": key " + shown(wanted) +
-                  " holds two entries with the same values under different config ids");
+      throw Error(where_key + " holds two entries with the same values under different config ids");
 
   std::vector<int64_t> flat;
   std::vector<RecordedOutcome> outcomes;
-  for (const Row& r : rows) {
+  for (const db_replay::Row& r : rows) {
     flat.insert(flat.end(), r.values.begin(), r.values.end());
     outcomes.push_back(r.outcome);
   }
-  const json& gpu = chosen->at("fingerprint").at("gpu");
-  return ReplaySpace(SearchSpace(std::move(parameters), flat), std::move(outcomes), gpu.value("name", std::string()),
-                     doc.value("kernel", std::string()), origin);
+  return ReplaySpace(SearchSpace(std::move(parameters), flat), std::move(outcomes), chosen.fingerprint.gpu.name,
+                     db.kernel, origin);
 }
 
 }  // namespace ktune

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "ktune/db.hpp"
+#include "ktune/db_tables.hpp"
 #include "ktune/text.hpp"
 
 namespace ktune::cli::report {
@@ -29,18 +30,17 @@ const Entry* Series::find(const std::string& id) const {
 
 namespace {
 
-Entry read_entry(const std::string& id, const json& e) {
-  const json& m = e.at("measurement");
-  const json stored = e.value("values", json::object());  // kept: items() of a temporary dangles
+Entry read_entry(const DbEntry& e) {
+  const Measurement& m = e.measurement;
   json values = json::object();
-  for (const auto& [name, v] : stored.items()) values[terminal_text(name, 80)] = v;
-  Entry x{terminal_text(id, 40), std::move(values), terminal_text(m.value("status", "?"), 40)};
-  x.median_ms = m.value("median_ms", 0.0);
-  x.abandoned = m.value("abandoned", false);
-  x.samples = m.contains("samples_ms") && m["samples_ms"].is_array() ? m["samples_ms"].size() : 0;
-  x.at = m.value("at", 0.0);
-  x.seconds = m.value("seconds", 0.0);
-  x.message = terminal_text(m.value("message", ""), 300);
+  for (const auto& [name, v] : e.values.items()) values[terminal_text(name, 80)] = v;
+  Entry x{terminal_text(e.config_id, 40), std::move(values), terminal_text(to_string(m.status), 40)};
+  x.median_ms = m.median_ms;
+  x.abandoned = m.abandoned;
+  x.samples = m.samples_ms.size();
+  x.at = m.at;
+  x.seconds = m.seconds;
+  x.message = terminal_text(m.message, 300);
   return x;
 }
 
@@ -51,12 +51,12 @@ Measurements read_measurements(const std::vector<std::filesystem::path>& files) 
   for (const auto& path : files) {
     const Db::Loaded loaded = Db::load_document(path);
     if (!loaded.warning.empty()) all.warnings.push_back(loaded.warning);
-    const json& doc = loaded.document;
-    for (const auto& [digest, fp] : doc.at("fingerprints").items()) {
-      const std::string gpu = terminal_text(fp.at("fingerprint").at("gpu").value("name", "?"), 80);
-      for (const auto& [key, configs] : fp.at("keys").items()) {
-        Series s{terminal_text(doc.value("kernel", "?"), 80), gpu, terminal_text(key, 200), {}};
-        for (const auto& [id, e] : configs.items()) s.entries.push_back(read_entry(id, e));
+    const DbTables db = DbTables::of(loaded.document);
+    for (const DbTable& t : db.tables) {
+      const std::string gpu = terminal_text(t.fingerprint.gpu.name, 80);
+      for (const auto& [key, entries] : t.keys) {
+        Series s{terminal_text(db.kernel, 80), gpu, terminal_text(key, 200), {}};
+        for (const DbEntry& e : entries) s.entries.push_back(read_entry(e));
         std::stable_sort(s.entries.begin(), s.entries.end(),
                          [](const Entry& a, const Entry& b) { return a.at < b.at; });
         all.gpus.insert(s.gpu);
