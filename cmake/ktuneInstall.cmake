@@ -29,7 +29,7 @@ endif()
 # The public headers: what users' code includes (the harness API, the launch template's
 # types) and what the baked headers include (dispatch). The tuner's internals stay out;
 # cmake.install checks that each one compiles alone from the installed prefix.
-set(KTUNE_PUBLIC_HEADERS baked.hpp choose.hpp config.hpp cuda_arch.hpp dispatcher.hpp error.hpp half.hpp
+set(KTUNE_PUBLIC_HEADERS baked.hpp choose.hpp config.hpp cuda_arch.hpp dispatcher.hpp error.hpp gpu_info.hpp half.hpp
                          harness.hpp launch.hpp)
 list(TRANSFORM KTUNE_PUBLIC_HEADERS PREPEND tuner/include/ktune/)
 install(FILES ${KTUNE_PUBLIC_HEADERS} DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/ktune")

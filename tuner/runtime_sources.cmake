@@ -2,7 +2,7 @@
 # the fallback chain, dispatch, online tuning). One list for the ktune project's own build
 # and for user projects, which compile it with their own compiler (cmake/ktune.cmake).
 set(KTUNE_RUNTIME_SOURCES
-  src/measure/driver.cpp
+  src/base/driver.cpp
   src/dispatch/choose.cpp
   src/dispatch/dispatcher.cpp
   src/dispatch/online.cpp

@@ -28,6 +28,7 @@
 #include <string>
 
 #include "ktune/baked.hpp"
+#include "ktune/gpu_info.hpp"
 #include "ktune/cuda_arch.hpp"
 
 namespace ktune {
@@ -37,13 +38,6 @@ const char* to_string(Rule r);
 
 enum class ImageKind { Cubin, Ptx };
 const char* to_string(ImageKind k);
-
-struct GpuInfo {
-  std::string name;
-  int cc_major = 0, cc_minor = 0;
-  int sm_count = 0;
-  uint64_t memory_bytes = 0;  // 0: not known
-};
 
 struct ChooseOptions {
   bool use_cubins = true;     // false: PTX only (KTUNE_NO_CUBINS=1), to test the JIT path

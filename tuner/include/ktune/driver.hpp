@@ -8,6 +8,7 @@
 #include <string>
 
 #include "ktune/error.hpp"
+#include "ktune/gpu_info.hpp"
 
 namespace ktune {
 
@@ -62,5 +63,9 @@ struct Driver {
 
 // Errors after which the context is unusable: the process must end (a worker restarts).
 bool is_sticky(CUresult r);
+
+// GPU `device`'s model, architecture, SM count and memory: the one query, for the runtime's
+// choice and the tuner's fingerprint (query_gpu). No context needed.
+GpuInfo query_gpu_info(const Driver& d, CUdevice device);
 
 }  // namespace ktune

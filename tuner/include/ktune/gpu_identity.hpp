@@ -1,6 +1,7 @@
 #pragma once
 // Which GPU measured: its model, architecture, size and driver, as the driver reports them
-// and as DBs record them. The fingerprint's GPU half (fingerprint.hpp).
+// and as DBs record them. The fingerprint's GPU half (fingerprint.hpp): the runtime's
+// GpuInfo (gpu_info.hpp, from the same query) plus the driver version and L2 size.
 #include <cstdint>
 #include <string>
 

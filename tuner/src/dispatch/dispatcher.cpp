@@ -173,20 +173,7 @@ const Dispatcher::Resolved& Dispatcher::resolve(std::span<const int64_t> key) {
     context = std::make_unique<Context>();
     context->handle = ctx;
     d.check(d.cuCtxGetDevice(&context->device), std::string(kernel_.name) + ": reading the context's device");
-    char name[256] = {};
-    d.check(d.cuDeviceGetName(name, sizeof name, context->device), "reading the GPU's name");
-    context->gpu.name = name;
-    auto attr = [&](CUdevice_attribute a) {
-      int v = 0;
-      d.check(d.cuDeviceGetAttribute(&v, a, context->device), "reading a GPU attribute");
-      return v;
-    };
-    context->gpu.cc_major = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
-    context->gpu.cc_minor = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
-    context->gpu.sm_count = attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
-    std::size_t memory = 0;
-    d.check(d.cuDeviceTotalMem(&memory, context->device), "reading the GPU's memory size");
-    context->gpu.memory_bytes = memory;
+    context->gpu = query_gpu_info(d, context->device);
   }
   std::vector<int64_t> key_values(key.begin(), key.end());
   auto& slot = context->keys[key_values];

@@ -70,22 +70,16 @@ std::string GpuIdentity::model_slug() const {
 }
 
 GpuIdentity query_gpu(const Driver& d, int device) {
+  const GpuInfo info = query_gpu_info(d, device);
   GpuIdentity g;
-  char name[256] = {};
-  d.check(d.cuDeviceGetName(name, sizeof name, device), "reading the GPU's name");
-  g.name = name;
-  auto attr = [&](CUdevice_attribute a) {
-    int v = 0;
-    d.check(d.cuDeviceGetAttribute(&v, a, device), "reading a GPU attribute");
-    return v;
-  };
-  g.cc_major = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
-  g.cc_minor = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
-  g.sm_count = attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
-  g.l2_bytes = static_cast<uint64_t>(attr(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE));
-  std::size_t memory = 0;
-  d.check(d.cuDeviceTotalMem(&memory, device), "reading the GPU's memory size");
-  g.memory_bytes = memory;
+  g.name = info.name;
+  g.cc_major = info.cc_major;
+  g.cc_minor = info.cc_minor;
+  g.sm_count = info.sm_count;
+  g.memory_bytes = info.memory_bytes;
+  int l2 = 0;
+  d.check(d.cuDeviceGetAttribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, device), "reading a GPU attribute");
+  g.l2_bytes = static_cast<uint64_t>(l2);
   d.check(d.cuDriverGetVersion(&g.driver_version), "reading the driver version");
   return g;
 }

@@ -101,4 +101,23 @@ bool is_sticky(CUresult r) {
   }
 }
 
+GpuInfo query_gpu_info(const Driver& d, CUdevice device) {
+  GpuInfo g;
+  char name[256] = {};
+  d.check(d.cuDeviceGetName(name, sizeof name, device), "reading the GPU's name");
+  g.name = name;
+  auto attr = [&](CUdevice_attribute a) {
+    int v = 0;
+    d.check(d.cuDeviceGetAttribute(&v, a, device), "reading a GPU attribute");
+    return v;
+  };
+  g.cc_major = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+  g.cc_minor = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+  g.sm_count = attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+  std::size_t memory = 0;
+  d.check(d.cuDeviceTotalMem(&memory, device), "reading the GPU's memory size");
+  g.memory_bytes = memory;
+  return g;
+}
+
 }  // namespace ktune
