@@ -28,6 +28,7 @@
 #include "ktune/error.hpp"
 #include "ktune/fingerprint.hpp"
 #include "ktune/measurement.hpp"
+#include "ktune/worker_protocol.hpp"
 #include "ktune/stopping_rule.hpp"
 #include "ktune/worker_process.hpp"
 
@@ -69,10 +70,8 @@ std::vector<std::string> split(const std::string& list) {
 }
 
 // The reply to one measure request, or no return at all (crash, hang, sticky exit).
-json measure(WorkerChannel& channel, const json& request) {
-  const json& c = request.at("config");
-  const Config config(c.at("names").get<std::vector<std::string>>(), c.at("values").get<std::vector<int64_t>>(),
-                      c.value("id", ""));
+json measure(WorkerChannel& channel, const MeasureRequest& request) {
+  const Config config(request.names, request.values, request.config_id);
   // The real worker's launch template throws on an unknown name; that is fatal.
   if (config.get_or("FATAL", 0) == 1) {
     try {
@@ -119,7 +118,7 @@ int run(int reply_fd) {
   if (const char* starts = std::getenv("KTUNE_FAKE_STARTS")) std::ofstream(starts, std::ios::app) << ::getpid() << "\n";
   WorkerChannel channel(reply_fd);
   if (std::getenv("KTUNE_FAKE_NO_GPU")) {
-    channel.reply({{"ready", false}, {"why", "fake: no GPU"}});
+    channel.reply(ReadyReply{false, "fake: no GPU", {}, 0}.to_json());
     return 0;
   }
   // The machine's GPUs, and which of them this worker sees (CUDA's rule: the listed
@@ -137,7 +136,7 @@ int run(int reply_fd) {
     for (int n = 0; n < static_cast<int>(machine.size()); ++n) visible.push_back(n);
   }
   if (visible.empty()) {
-    channel.reply({{"ready", false}, {"why", "fake: CUDA_VISIBLE_DEVICES hides every GPU"}});
+    channel.reply(ReadyReply{false, "fake: CUDA_VISIBLE_DEVICES hides every GPU", {}, 0}.to_json());
     return 0;
   }
   const int physical = visible[0];
@@ -153,9 +152,9 @@ int run(int reply_fd) {
                   .sm_count = 132,
                   .driver_version = 13000,
                   .l2_bytes = 50331648};
-  channel.reply({{"ready", true}, {"gpu", gpu.to_json()}, {"visible_gpus", visible.size()}});
+  channel.reply(ReadyReply{true, "", gpu, static_cast<int>(visible.size())}.to_json());
   while (auto request = channel.next_request()) {
-    if (request->value("op", "") == "prepare") {
+    if (request_op(*request) == "prepare") {
       // KTUNE_FAKE_HARNESS=crash|fail: the harness dies or throws while making the key.
       const std::string harness = std::getenv("KTUNE_FAKE_HARNESS") ? std::getenv("KTUNE_FAKE_HARNESS") : "";
       if (harness == "crash") std::abort();
@@ -166,8 +165,8 @@ int run(int reply_fd) {
       channel.reply({{"prepared", true}, {"phases", {{"harness", 0.0}}}});
       continue;
     }
-    if (request->value("op", "") != "measure") {
-      channel.reply({{"fatal", "fake: unknown op " + request->value("op", "")}});
+    if (request_op(*request) != "measure") {
+      channel.reply({{"fatal", "fake: unknown op " + request_op(*request)}});
       continue;
     }
     // KTUNE_FAKE_DELAY_MS: each measurement takes this long, so a test can kill the tuner
@@ -178,10 +177,10 @@ int run(int reply_fd) {
     // what happens in which order.
     if (const char* events = std::getenv("KTUNE_FAKE_EVENTS"))
       std::ofstream(events, std::ios::app)
-          << "measure " << request->at("config").value("id", "") << " gpu " << physical << "\n";
+          << "measure " << MeasureRequest::from_json(*request).config_id << " gpu " << physical << "\n";
     if (bad_mode == "crash") crash();
     if (bad_mode == "hang") hang();
-    channel.reply(measure(channel, *request));
+    channel.reply(measure(channel, MeasureRequest::from_json(*request)));
   }
   return 0;
 }

@@ -18,6 +18,7 @@
 #include "ktune/launch_config.hpp"
 #include "ktune/measurement.hpp"
 #include "ktune/stopping_rule.hpp"
+#include "ktune/worker_protocol.hpp"
 
 namespace ktune {
 namespace {
@@ -111,16 +112,16 @@ class Worker {
     // How many GPUs this process sees: the tuner starts one worker per GPU from it.
     int visible = 1;
     d_.check(d_.cuDeviceGetCount(&visible), "counting GPUs");
-    channel_.reply({{"ready", true}, {"gpu", gpu.to_json()}, {"visible_gpus", visible}});
+    channel_.reply(ReadyReply{true, "", gpu, visible}.to_json());
 
     while (auto request = channel_.next_request()) {
       json reply;
       bool sticky = false;
-      if (request->value("op", "") == "prepare") {
+      if (request_op(*request) == "prepare") {
         // The harness for a key: its failure is no config's fault, so it is fatal.
         const auto start = Clock::now();
         try {
-          prepare_key(request->at("key"));
+          prepare_key(request->at("key").get<std::map<std::string, int64_t>>());
           reply = {{"prepared", true},
                    {"phases", {{"harness", std::chrono::duration<double>(Clock::now() - start).count()}}}};
         } catch (const CudaError& e) {
@@ -167,8 +168,7 @@ class Worker {
   }
 
   // Builds the harness for a new key (inputs, outputs, expectations): once per key.
-  void prepare_key(const json& key) {
-    std::map<std::string, int64_t> values = key.get<std::map<std::string, int64_t>>();
+  void prepare_key(const std::map<std::string, int64_t>& values) {
     if (harness_ && harness_->key_values() == values) return;
     harness_.reset();
     harness_ = std::make_unique<DeviceHarness>(d_, values, stream_);
@@ -199,179 +199,197 @@ class Worker {
     return std::nullopt;
   }
 
-  json measure(const json& req, bool& sticky) {
-    const auto start = Clock::now();
-    auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
-    // Where the time goes, for the tuner's breakdown: harness setup (a new key), loading
-    // and checking the cubin, verifying, timing.
+  // One measurement's record and where its time went, for the tuner's breakdown: harness
+  // setup (a new key), loading and checking the cubin, verifying, timing.
+  struct Attempt {
+    Measurement m;
     json phases = {{"harness", 0.0}, {"load", 0.0}, {"verify", 0.0}, {"measure", 0.0}};
-    auto phase_start = Clock::now();
-    auto end_phase = [&](const char* name) {
-      auto now = Clock::now();
+    Clock::time_point start = Clock::now(), phase_start = start;
+    const char* current = "load";
+    bool sticky = false;
+
+    void end_phase(const char* name) {
+      const auto now = Clock::now();
       phases[name] = phases[name].get<double>() + std::chrono::duration<double>(now - phase_start).count();
       phase_start = now;
-    };
-    prepare_key(req.at("key"));
-    end_phase("harness");
-
-    Measurement m;
-    const char* current = "load";
-    auto finish = [&](Status s, std::string message) {
+    }
+    void next_phase(const char* name) {
+      end_phase(current);
+      current = name;
+    }
+    json finish(Status s, std::string message) {
       end_phase(current);
       m.status = s;
       m.message = std::move(message);
-      m.seconds = elapsed();
+      m.seconds = std::chrono::duration<double>(Clock::now() - start).count();
       json reply = m.to_json();
       reply["phases"] = phases;
       return reply;
-    };
+    }
+    json failed(const LaunchFailure& f) {
+      sticky = is_sticky(f.code);
+      return finish(sticky ? Status::Crashed : Status::LaunchFailed, f.message);
+    }
+  };
 
-    const json& c = req.at("config");
-    Config config(c.at("names").get<std::vector<std::string>>(), c.at("values").get<std::vector<int64_t>>(),
-                  c.at("id").get<std::string>());
-    std::ifstream file(c.at("cubin").get<std::string>(), std::ios::binary);
+  json measure(const json& request, bool& sticky) {
+    Attempt a;
+    const MeasureRequest req = MeasureRequest::from_json(request);
+    prepare_key(req.key);
+    a.end_phase("harness");
+    json reply = measure_config(req, a);
+    sticky = a.sticky;
+    return reply;
+  }
+
+  json measure_config(const MeasureRequest& req, Attempt& a) {
+    const Config config(req.names, req.values, req.config_id);
+    std::ifstream file(req.cubin, std::ios::binary);
     std::vector<char> image((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-    if (image.empty())
-      return finish(Status::LaunchFailed, "cubin missing or empty: " + c.at("cubin").get<std::string>());
-
+    if (image.empty()) return a.finish(Status::LaunchFailed, "cubin missing or empty: " + req.cubin);
     CUmodule module = nullptr;
     CUresult r = d_.cuModuleLoadData(&module, image.data());
     if (r != CUDA_SUCCESS) {
-      sticky = is_sticky(r);
-      return finish(sticky ? Status::Crashed : Status::Resource, "loading the cubin: " + d_.describe(r));
+      a.sticky = is_sticky(r);
+      return a.finish(a.sticky ? Status::Crashed : Status::Resource, "loading the cubin: " + d_.describe(r));
     }
     struct Unload {
       const Driver& d;
       CUmodule m;
       ~Unload() { d.cuModuleUnload(m); }
     } unload{d_, module};
-
-    const std::string entry = req.at("entry").get<std::string>();
     CUfunction fn = nullptr;
-    r = d_.cuModuleGetFunction(&fn, module, entry.c_str());
+    r = d_.cuModuleGetFunction(&fn, module, req.entry.c_str());
     if (r != CUDA_SUCCESS)
-      return finish(Status::LaunchFailed,
-                    "no kernel '" + entry + "' in the cubin (declare it extern \"C\"): " + d_.describe(r));
-    auto fattr = [&](CUfunction_attribute a) {
+      return a.finish(Status::LaunchFailed,
+                      "no kernel '" + req.entry + "' in the cubin (declare it extern \"C\"): " + d_.describe(r));
+    read_resources(fn, a.m.resources);
+    if (auto failure = copy_constants(module)) return a.finish(Status::LaunchFailed, *failure);
+
+    // The user's launch template: an exception here (a misspelt parameter) is fatal.
+    Launch l = harness_->launch_template()(config);
+    const int64_t num_ctas = config.get_or("num_ctas", 1);
+    const LaunchConfig cfg(l, num_ctas, stream_);
+    if (auto refused = refuse_unrunnable(fn, l, cfg, num_ctas, a.m.resources))
+      return a.finish(Status::Resource, *refused);
+
+    a.next_phase("verify");
+    if (auto reply = verify(fn, l, cfg, a)) return *reply;
+    a.next_phase("measure");
+    return time_config(fn, l, cfg, req, a);
+  }
+
+  void read_resources(CUfunction fn, Resources& out) const {
+    auto fattr = [&](CUfunction_attribute attribute) {
       int v = 0;
-      d_.cuFuncGetAttribute(&v, a, fn);
+      d_.cuFuncGetAttribute(&v, attribute, fn);
       return v;
     };
-    m.resources.registers = fattr(CU_FUNC_ATTRIBUTE_NUM_REGS);
-    m.resources.static_shared_bytes = fattr(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES);
-    m.resources.local_bytes = fattr(CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES);
-    m.resources.max_threads_per_block = fattr(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+    out.registers = fattr(CU_FUNC_ATTRIBUTE_NUM_REGS);
+    out.static_shared_bytes = fattr(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES);
+    out.local_bytes = fattr(CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES);
+    out.max_threads_per_block = fattr(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+  }
 
-    // Arguments in constant memory (Harness::constant): this module's copy of each variable.
+  // Arguments in constant memory (Harness::constant): this module's copy of each variable.
+  // Returns why one cannot be set.
+  std::optional<std::string> copy_constants(CUmodule module) const {
     for (const auto& copy : harness_->constants()) {
       const auto& s = harness_->slots().at(copy.slot);
       CUdeviceptr symbol = 0;
       std::size_t bytes = 0;
-      r = d_.cuModuleGetGlobal(&symbol, &bytes, module, copy.symbol.c_str());
+      const CUresult r = d_.cuModuleGetGlobal(&symbol, &bytes, module, copy.symbol.c_str());
       if (r != CUDA_SUCCESS)
-        return finish(Status::LaunchFailed, "no __constant__ variable '" + copy.symbol + "' in the cubin (" +
-                                                d_.describe(r) + "); declare it at file scope in the kernel source");
+        return "no __constant__ variable '" + copy.symbol + "' in the cubin (" + d_.describe(r) +
+               "); declare it at file scope in the kernel source";
       if (bytes < s.bytes)
-        return finish(Status::LaunchFailed, "__constant__ variable '" + copy.symbol + "' has " + std::to_string(bytes) +
-                                                " bytes; its argument has " + std::to_string(s.bytes));
+        return "__constant__ variable '" + copy.symbol + "' has " + std::to_string(bytes) +
+               " bytes; its argument has " + std::to_string(s.bytes);
       d_.check(d_.cuMemcpyHtoD(symbol, s.host.data(), s.bytes), "copying to __constant__ " + copy.symbol);
     }
     // A copy from pageable memory may still be in flight when the call returns, and the
     // stream the kernel runs on does not wait for it.
     if (!harness_->constants().empty()) d_.check(d_.cuCtxSynchronize(), "copying to __constant__ memory");
+    return std::nullopt;
+  }
 
-    // The user's launch template: an exception here (a misspelt parameter) is fatal.
-    Launch l = harness_->launch_template()(config);
-
-    // Refuse, without launching, what this GPU cannot run.
+  // Refuses, without launching, what this GPU cannot run (the reason), after opting in to
+  // what the launch needs (large dynamic shared memory, non-portable clusters).
+  std::optional<std::string> refuse_unrunnable(CUfunction fn, const Launch& l, const LaunchConfig& cfg,
+                                               int64_t num_ctas, const Resources& res) const {
     const uint64_t threads = l.block.count();
-    if (threads == 0 || threads > static_cast<uint64_t>(m.resources.max_threads_per_block))
-      return finish(Status::Resource, "block of " + std::to_string(threads) + " threads; this kernel allows at most " +
-                                          std::to_string(m.resources.max_threads_per_block) + " (" +
-                                          std::to_string(m.resources.registers) + " registers a thread)");
+    if (threads == 0 || threads > static_cast<uint64_t>(res.max_threads_per_block))
+      return "block of " + std::to_string(threads) + " threads; this kernel allows at most " +
+             std::to_string(res.max_threads_per_block) + " (" + std::to_string(res.registers) + " registers a thread)";
     if (l.grid.count() == 0 || l.grid.x > max_grid_.x || l.grid.y > max_grid_.y || l.grid.z > max_grid_.z)
-      return finish(Status::Resource, "grid (" + std::to_string(l.grid.x) + ", " + std::to_string(l.grid.y) + ", " +
-                                          std::to_string(l.grid.z) + ") is empty or beyond the GPU's limits");
-    const int shared = m.resources.static_shared_bytes + static_cast<int>(l.shared_bytes);
+      return "grid (" + std::to_string(l.grid.x) + ", " + std::to_string(l.grid.y) + ", " + std::to_string(l.grid.z) +
+             ") is empty or beyond the GPU's limits";
+    const int shared = res.static_shared_bytes + static_cast<int>(l.shared_bytes);
     if (shared > max_shared_optin_)
-      return finish(Status::Resource, std::to_string(shared) + " bytes of shared memory a block; this GPU allows " +
-                                          std::to_string(max_shared_optin_));
+      return std::to_string(shared) + " bytes of shared memory a block; this GPU allows " +
+             std::to_string(max_shared_optin_);
     if (l.shared_bytes > 48 * 1024)  // above 48 KiB dynamic shared memory is opt-in
       d_.check(
           d_.cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(l.shared_bytes)),
           "opting in to " + std::to_string(l.shared_bytes) + " bytes of dynamic shared memory");
+    if (num_ctas <= 1) return std::nullopt;
+    if (l.grid.x % num_ctas != 0)
+      return "grid.x " + std::to_string(l.grid.x) + " is not a multiple of num_ctas " + std::to_string(num_ctas);
+    if (num_ctas > 8)
+      d_.check(d_.cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1),
+               "allowing a non-portable cluster size");
+    int clusters = 0;
+    const CUresult r = d_.cuOccupancyMaxActiveClusters(&clusters, fn, cfg.get());
+    if (r != CUDA_SUCCESS || clusters == 0)
+      return "a cluster of " + std::to_string(num_ctas) + " blocks cannot be scheduled" +
+             (r != CUDA_SUCCESS ? ": " + d_.describe(r) : std::string());
+    return std::nullopt;
+  }
 
-    const int64_t num_ctas = config.get_or("num_ctas", 1);
-    const LaunchConfig cfg(l, num_ctas, stream_);
-    if (num_ctas > 1) {
-      if (l.grid.x % num_ctas != 0)
-        return finish(Status::Resource, "grid.x " + std::to_string(l.grid.x) + " is not a multiple of num_ctas " +
-                                            std::to_string(num_ctas));
-      if (num_ctas > 8)
-        d_.check(d_.cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1),
-                 "allowing a non-portable cluster size");
-      int clusters = 0;
-      r = d_.cuOccupancyMaxActiveClusters(&clusters, fn, cfg.get());
-      if (r != CUDA_SUCCESS || clusters == 0)
-        return finish(Status::Resource, "a cluster of " + std::to_string(num_ctas) + " blocks cannot be scheduled" +
-                                            (r != CUDA_SUCCESS ? ": " + d_.describe(r) : std::string()));
-    }
-
-    auto failed = [&](const LaunchFailure& f) {
-      sticky = is_sticky(f.code);
-      return finish(sticky ? Status::Crashed : Status::LaunchFailed, f.message);
-    };
-
-    // Verify before any time counts; twice, from outputs reset to their fill each time: a
-    // kernel that races, or reads what an earlier launch left, can match once by luck.
-    end_phase("load");
-    current = "verify";
+  // Verify before any time counts; twice, from outputs reset to their fill each time: a
+  // kernel that races, or reads what an earlier launch left, can match once by luck.
+  // Returns the reply of a config that fails.
+  std::optional<json> verify(CUfunction fn, Launch& l, const LaunchConfig& cfg, Attempt& a) {
     for (int run = 0; run < 2; ++run) {
-      if (auto f = launch_once(fn, l, cfg, false, nullptr)) return failed(*f);
+      if (auto f = launch_once(fn, l, cfg, false, nullptr)) return a.failed(*f);
       std::size_t bad = 0, checked = 0;
       for (std::size_t i = 0; i < harness_->slots().size(); ++i) {
         const auto& s = harness_->slots()[i];
         if (!s.output || s.expected.empty()) continue;
         const std::byte* got = harness_->read_back(i);
         auto [worst, count] = s.compare(got, s.expected.data(), s.elements, s.tolerance);
-        m.max_error = std::max(m.max_error, worst);
+        a.m.max_error = std::max(a.m.max_error, worst);
         bad += count;
         checked += s.elements;
       }
       if (bad > 0)
-        return finish(Status::WrongResult,
-                      std::string(run ? "nondeterministic: the first run matched; the second had " : "") +
-                          std::to_string(bad) + " of " + std::to_string(checked) +
-                          " output elements beyond tolerance; max error " + std::to_string(m.max_error));
+        return a.finish(Status::WrongResult,
+                        std::string(run ? "nondeterministic: the first run matched; the second had " : "") +
+                            std::to_string(bad) + " of " + std::to_string(checked) +
+                            " output elements beyond tolerance; max error " + std::to_string(a.m.max_error));
     }
+    return std::nullopt;
+  }
 
-    end_phase("verify");
-    current = "measure";
-    const json& rule_json = req.at("rule");
-    StoppingRule rule;
-    rule.min_samples = rule_json.at("min_samples").get<std::size_t>();
-    rule.max_samples = rule_json.at("max_samples").get<std::size_t>();
-    rule.target_rel_ci = rule_json.at("target_rel_ci").get<double>();
-    rule.max_seconds = rule_json.at("max_seconds").get<double>();
-    rule.abandon_factor = rule_json.at("abandon_factor").get<double>();
-    const double best_ms = req.value("best_ms", -1.0);
-
-    for (int i = 0; i < rule_json.value("warmup", 2); ++i)
-      if (auto f = launch_once(fn, l, cfg, false, nullptr)) return failed(*f);
+  // Warm-up launches, then timed ones until the stopping rule is satisfied or the config is
+  // clearly slower than the best so far (abandoned).
+  json time_config(CUfunction fn, Launch& l, const LaunchConfig& cfg, const MeasureRequest& req, Attempt& a) {
+    for (int i = 0; i < req.warmup; ++i)
+      if (auto f = launch_once(fn, l, cfg, false, nullptr)) return a.failed(*f);
     const auto timing_start = Clock::now();
     while (true) {
       float ms = 0;
-      if (auto f = launch_once(fn, l, cfg, true, &ms)) return failed(*f);
-      m.samples_ms.push_back(ms);
-      double spent = std::chrono::duration<double>(Clock::now() - timing_start).count();
-      if (best_ms > 0 && rule.clearly_slower(m.samples_ms, best_ms)) {
-        m.abandoned = true;
+      if (auto f = launch_once(fn, l, cfg, true, &ms)) return a.failed(*f);
+      a.m.samples_ms.push_back(ms);
+      const double spent = std::chrono::duration<double>(Clock::now() - timing_start).count();
+      if (req.best_ms > 0 && req.rule.clearly_slower(a.m.samples_ms, req.best_ms)) {
+        a.m.abandoned = true;
         break;
       }
-      if (rule.enough(m.samples_ms, spent)) break;
+      if (req.rule.enough(a.m.samples_ms, spent)) break;
     }
-    m.median_ms = summarize(m.samples_ms).median;
-    return finish(Status::Ok, "");
+    a.m.median_ms = summarize(a.m.samples_ms).median;
+    return a.finish(Status::Ok, "");
   }
 
   const Driver& d_;
@@ -394,7 +412,7 @@ int run_worker(int reply_fd) {
   std::string why;
   const Driver* d = Driver::get_with_gpu(&why);
   if (!d) {
-    channel.reply({{"ready", false}, {"why", why}});
+    channel.reply(ReadyReply{false, why, {}, 0}.to_json());
     return 0;
   }
   try {

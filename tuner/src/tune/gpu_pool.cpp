@@ -3,6 +3,7 @@
 #include <thread>
 
 #include "ktune/db.hpp"
+#include "ktune/worker_protocol.hpp"
 
 namespace ktune {
 
@@ -43,15 +44,15 @@ json MeasuringWorker::ensure() {
 // reported once, not a crash of every config.
 WorkerProcess::Result MeasuringWorker::call(const json& request, std::chrono::milliseconds timeout,
                                             std::map<std::string, double>& phases) {
-  if (!ensure().value("ready", false))
-    throw WorkerStartError("the worker sees no GPU: " + ready_.value("why", std::string("no reason given")));
+  if (const ReadyReply ready = ReadyReply::from_json(ensure()); !ready.ready)
+    throw WorkerStartError("the worker sees no GPU: " + ready.why);
   if (prepared_ != request.at("key")) {
-    auto r = worker_->call({{"op", "prepare"}, {"key", request.at("key")}}, kPrepareTimeout);
+    const PrepareRequest prepare{request.at("key").get<std::map<std::string, int64_t>>()};
+    auto r = worker_->call(prepare.to_json(), kPrepareTimeout);
     if (r.outcome != WorkerProcess::Outcome::Reply || !r.reply.value("prepared", false)) {
       std::string why = r.outcome == WorkerProcess::Outcome::Reply ? r.reply.value("fatal", r.reply.dump()) : r.detail;
       worker_.reset();
-      throw Error("the harness failed on key " + key_id(request.at("key").get<std::map<std::string, int64_t>>()) +
-                  ": " + why + "; see " + log_);
+      throw Error("the harness failed on key " + key_id(prepare.key) + ": " + why + "; see " + log_);
     }
     if (r.reply.contains("phases"))
       for (const auto& [phase, s] : r.reply["phases"].items())
@@ -97,8 +98,8 @@ std::map<int, json> GpuPool::start() {
     threads.emplace_back([&, i] {
       try {
         ready[i] = slots_[i].worker->ensure();
-        if (!ready[i].value("ready", false))
-          failed[i] = "its worker sees no GPU: " + ready[i].value("why", std::string("no reason given"));
+        if (const ReadyReply r = ReadyReply::from_json(ready[i]); !r.ready)
+          failed[i] = "its worker sees no GPU: " + r.why;
       } catch (const std::exception& e) {
         failed[i] = e.what();
       }

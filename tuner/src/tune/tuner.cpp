@@ -25,6 +25,7 @@
 #include "ktune/progress.hpp"
 #include "ktune/text.hpp"
 #include "ktune/worker_process.hpp"
+#include "ktune/worker_protocol.hpp"
 #include "tune/gpu_pool.hpp"
 
 namespace ktune {
@@ -259,20 +260,17 @@ struct GroupRun {
 // The worker's request to measure one compiled config.
 json measure_request(const GroupRun& g, const std::map<std::string, int64_t>& key, const ManifestConfig& c,
                      double best_ms) {
-  const TuneOptions& o = g.o;
-  return {{"op", "measure"},
-          {"key", key},
-          {"entry", g.m.entry},
-          {"config",
-           {{"id", c.id}, {"names", g.names}, {"values", c.values}, {"cubin", (g.kernel_dir / c.cubin()).string()}}},
-          {"rule",
-           {{"min_samples", o.rule.min_samples},
-            {"max_samples", o.rule.max_samples},
-            {"target_rel_ci", o.rule.target_rel_ci},
-            {"max_seconds", o.rule.max_seconds},
-            {"abandon_factor", o.rule.abandon_factor},
-            {"warmup", o.warmup}}},
-          {"best_ms", best_ms}};
+  MeasureRequest r;
+  r.key = key;
+  r.entry = g.m.entry;
+  r.config_id = c.id;
+  r.names = g.names;
+  r.values = c.values;
+  r.cubin = (g.kernel_dir / c.cubin()).string();
+  r.rule = g.o.rule;
+  r.warmup = g.o.warmup;
+  r.best_ms = best_ms;
+  return r.to_json();
 }
 
 // A measurement as the worker's outcome gives it: its reply, a timeout or a crash.
@@ -563,7 +561,7 @@ std::vector<GpuGroup> group_by_model(const std::map<int, json>& started, const s
   std::vector<GpuGroup> groups;
   for (const auto& [gpu, line] : started) {
     Fingerprint fp = base;
-    fp.gpu = GpuIdentity::from_json(line.at("gpu"));
+    fp.gpu = ReadyReply::from_json(line).gpu;
     GpuSlotSpec spec;
     for (const auto& c : chosen)
       if (c.index == gpu) spec = c;
@@ -630,13 +628,12 @@ int tune(const TuneOptions& o) {
 
   // The first worker, unpinned, says whether there is a GPU and how many the tuner sees.
   auto first = std::make_shared<MeasuringWorker>(o.worker_command, o.worker_log, "");
-  json ready = first->ensure();
-  if (!ready.value("ready", false)) {
-    std::string why = ready.value("why", std::string("no GPU"));
-    if (o.require_gpu) throw Error(m.kernel + ": KTUNE_TUNE=ON but " + why);
-    return not_tuning(o, m, terminal_text(why, 400) + " (KTUNE_TUNE=AUTO); the DB keeps what it has", why);
+  const ReadyReply ready = ReadyReply::from_json(first->ensure());
+  if (!ready.ready) {
+    if (o.require_gpu) throw Error(m.kernel + ": KTUNE_TUNE=ON but " + ready.why);
+    return not_tuning(o, m, terminal_text(ready.why, 400) + " (KTUNE_TUNE=AUTO); the DB keeps what it has", ready.why);
   }
-  const int visible = std::max(1, ready.value("visible_gpus", 1));
+  const int visible = ready.visible_gpus;
   std::vector<GpuSlotSpec> chosen = choose_gpus(o.gpus, visible);
   int earlier_starts = 0;
   if (chosen.size() == 1 && chosen[0].pin.empty()) {
