@@ -63,15 +63,9 @@ const std::map<std::string, T1Type>& types() {
   return t;
 }
 
-T1Argument read_argument(const json& a, std::size_t index, const Where& w) {
-  std::string field = "KernelSpecification.Arguments[" + std::to_string(index) + "]";
-  if (!a.is_object()) w.fail(field, "must be an object with Type, MemoryType, ...");
-  T1Argument arg;
-  arg.name = "argument " + std::to_string(index);
-  if (a.contains("Name")) {
-    arg.name = text(a["Name"], w, field + ".Name");
-    field += " (" + arg.name + ")";
-  }
+// Type: one of the scalar types (vector types are refused with the way round them); returns
+// it as written.
+std::string read_type(const json& a, const Where& w, const std::string& field, T1Argument& arg) {
   if (!a.contains("Type")) w.fail(field, "has no \"Type\"; give the element type, e.g. \"Type\": \"float\"");
   const std::string type = text(a["Type"], w, field + ".Type");
   auto it = types().find(type);
@@ -84,7 +78,19 @@ T1Argument read_argument(const json& a, std::size_t index, const Where& w) {
     w.fail(field + ".Type", "\"" + type + "\" is not supported; " + fix);
   }
   arg.type = it->second;
+  return type;
+}
 
+void check_type_size(const json& a, const Where& w, const std::string& field, const std::string& type,
+                     const T1Argument& arg) {
+  if (a.contains("TypeSize") && !a["TypeSize"].is_null() &&
+      whole(a["TypeSize"]) != static_cast<int64_t>(size_of(arg.type)))
+    w.fail(field + ".TypeSize", json_excerpt(a["TypeSize"]) + " is not the size of " + type + " (" +
+                                    std::to_string(size_of(arg.type)) + " bytes); custom types are not supported");
+}
+
+// MemoryType (a device array or a value) and MemType (global or __constant__ memory).
+void read_memory(const json& a, const Where& w, const std::string& field, T1Argument& arg) {
   if (!a.contains("MemoryType"))
     w.fail(field, "has no \"MemoryType\"; give \"Vector\" (a device array) or \"Scalar\" (a value)");
   const std::string memory = text(a["MemoryType"], w, field + ".MemoryType");
@@ -99,7 +105,6 @@ T1Argument read_argument(const json& a, std::size_t index, const Where& w) {
   } else {
     w.fail(field + ".MemoryType", "\"" + memory + "\" is not supported; use \"Vector\" or \"Scalar\"");
   }
-
   if (a.contains("MemType")) {
     const std::string mem = text(a["MemType"], w, field + ".MemType");
     if (mem == "Constant")
@@ -114,43 +119,57 @@ T1Argument read_argument(const json& a, std::size_t index, const Where& w) {
            "must name the kernel's __constant__ variable (a C identifier) for \"MemType\": \"Constant\"");
   if (arg.type == T1Type::Bool && arg.vector)
     w.fail(field + ".Type", "\"bool\" vectors are not supported; use \"uint8\" (one byte an element)");
+}
 
-  if (a.contains("TypeSize") && !a["TypeSize"].is_null() &&
-      whole(a["TypeSize"]) != static_cast<int64_t>(size_of(arg.type)))
-    w.fail(field + ".TypeSize", json_excerpt(a["TypeSize"]) + " is not the size of " + type + " (" +
-                                    std::to_string(size_of(arg.type)) + " bytes); custom types are not supported");
+double fill_value(const json& a, const Where& w, const std::string& field, const std::string& type,
+                  const T1Argument& arg) {
+  if (!a.contains("FillValue") || !a["FillValue"].is_number())
+    w.fail(field + ".FillValue", a.contains("FillValue") ? "must be a number, not " + json_excerpt(a["FillValue"])
+                                                         : "is missing; give the value, e.g. \"FillValue\": 0");
+  const double v = a["FillValue"].get<double>();
+  if (!is_floating(arg.type) && !whole(a["FillValue"]))
+    w.fail(field + ".FillValue", json_excerpt(a["FillValue"]) + " is not an integer, but Type is " + type);
+  return v;
+}
 
-  auto fill_value = [&]() -> double {
-    if (!a.contains("FillValue") || !a["FillValue"].is_number())
-      w.fail(field + ".FillValue", a.contains("FillValue") ? "must be a number, not " + json_excerpt(a["FillValue"])
-                                                           : "is missing; give the value, e.g. \"FillValue\": 0");
-    const double v = a["FillValue"].get<double>();
-    if (!is_floating(arg.type) && !whole(a["FillValue"]))
-      w.fail(field + ".FillValue", json_excerpt(a["FillValue"]) + " is not an integer, but Type is " + type);
-    return v;
-  };
-
-  if (arg.vector) {
-    if (!a.contains("Size"))
-      w.fail(field, "has no \"Size\"; give the element count, e.g. \"ProblemSize[0]*ProblemSize[1]\"");
-    arg.size = expression(a["Size"], w, field + ".Size");
-    if (!a.contains("FillType")) w.fail(field, "has no \"FillType\"; give \"Constant\" (with FillValue) or \"Random\"");
-    const std::string fill = text(a["FillType"], w, field + ".FillType");
-    if (fill == "Constant") {
-      arg.fill = T1Argument::Fill::Constant;
-      arg.value = fill_value();
-    } else if (fill == "Random") {
-      arg.fill = T1Argument::Fill::Random;
-    } else {
-      w.fail(field + ".FillType", "\"" + fill +
-                                      "\" is not supported; use \"Constant\" (every element FillValue) "
-                                      "or \"Random\" (uniform values, seeded by RandomSeed)");
-    }
-  } else {
-    arg.value = fill_value();
+// A vector's Size and fill (Constant or Random); a scalar's value.
+void read_contents(const json& a, const Where& w, const std::string& field, const std::string& type, T1Argument& arg) {
+  if (!arg.vector) {
+    arg.value = fill_value(a, w, field, type, arg);
     if (arg.type == T1Type::Bool && arg.value != 0 && arg.value != 1)
       w.fail(field + ".FillValue", "must be 0 or 1 for Type bool");
+    return;
   }
+  if (!a.contains("Size"))
+    w.fail(field, "has no \"Size\"; give the element count, e.g. \"ProblemSize[0]*ProblemSize[1]\"");
+  arg.size = expression(a["Size"], w, field + ".Size");
+  if (!a.contains("FillType")) w.fail(field, "has no \"FillType\"; give \"Constant\" (with FillValue) or \"Random\"");
+  const std::string fill = text(a["FillType"], w, field + ".FillType");
+  if (fill == "Constant") {
+    arg.fill = T1Argument::Fill::Constant;
+    arg.value = fill_value(a, w, field, type, arg);
+  } else if (fill == "Random") {
+    arg.fill = T1Argument::Fill::Random;
+  } else {
+    w.fail(field + ".FillType", "\"" + fill +
+                                    "\" is not supported; use \"Constant\" (every element FillValue) "
+                                    "or \"Random\" (uniform values, seeded by RandomSeed)");
+  }
+}
+
+T1Argument read_argument(const json& a, std::size_t index, const Where& w) {
+  std::string field = "KernelSpecification.Arguments[" + std::to_string(index) + "]";
+  if (!a.is_object()) w.fail(field, "must be an object with Type, MemoryType, ...");
+  T1Argument arg;
+  arg.name = "argument " + std::to_string(index);
+  if (a.contains("Name")) {
+    arg.name = text(a["Name"], w, field + ".Name");
+    field += " (" + arg.name + ")";
+  }
+  const std::string type = read_type(a, w, field, arg);
+  read_memory(a, w, field, arg);
+  check_type_size(a, w, field, type, arg);
+  read_contents(a, w, field, type, arg);
   arg.seed = index + 1;
   if (a.contains("RandomSeed")) {
     auto seed = whole(a["RandomSeed"]);
@@ -158,7 +177,6 @@ T1Argument read_argument(const json& a, std::size_t index, const Where& w) {
       w.fail(field + ".RandomSeed", "must be a non-negative integer, not " + json_excerpt(a["RandomSeed"]));
     arg.seed = static_cast<uint64_t>(*seed);
   }
-
   if (a.contains("AccessType")) {
     const std::string access = text(a["AccessType"], w, field + ".AccessType");
     if (access != "ReadOnly" && access != "WriteOnly" && access != "ReadWrite")
