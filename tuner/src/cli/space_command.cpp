@@ -23,21 +23,81 @@ struct SpaceOptions {
   uint64_t max_points = 1'000'000'000;
 };
 
-void run(const SpaceOptions& o) {
-  nlohmann::json doc = read_json_file(o.file);
-  SpaceSpec spec;
-  std::string kind;
-  if (is_t1_spec(doc)) {
-    spec = read_t1_spec(doc, o.file);
-    kind = "t1";
-  } else if (is_manifest(doc)) {
-    spec = Manifest::from_json(doc, o.file).spec;
-    kind = "manifest";
-  } else {
-    throw Error(o.file +
-                ": neither a T1 spec (no \"ConfigurationSpace\") nor a ktune manifest "
-                "(no \"schema\": \"ktune.manifest\")");
+// The spec of a T1 file or a manifest, and which of the two it is.
+std::pair<SpaceSpec, std::string> read_spec(const std::string& file) {
+  nlohmann::json doc = read_json_file(file);
+  if (is_t1_spec(doc)) return {read_t1_spec(doc, file), "t1"};
+  if (is_manifest(doc)) return {Manifest::from_json(doc, file).spec, "manifest"};
+  throw Error(file +
+              ": neither a T1 spec (no \"ConfigurationSpace\") nor a ktune manifest "
+              "(no \"schema\": \"ktune.manifest\")");
+}
+
+// "none", "valid" or "invalid: <why>": a bad Default does not stop the count.
+std::string default_status(const SpaceSpec& spec, const Space& space) {
+  if (!spec.default_problem.empty()) return "invalid: " + spec.default_problem;
+  if (spec.default_config.empty()) return "none";
+  try {
+    resolve_default(spec, space);
+    return "valid";
+  } catch (const Error& e) {
+    return std::string("invalid: ") + e.what();
   }
+}
+
+// --configs: every valid config, its id (the name of its files) and values, in enumeration order.
+void print_configs(const SpaceOptions& o, const Space& space, Enumeration valid) {
+  const ManifestConfigs configs(space.names(), std::move(valid));
+  if (!o.json) {
+    for (std::size_t i = 0; i < configs.size(); ++i) {
+      const ManifestConfig c = configs[i];
+      std::cout << c.id;
+      for (std::size_t k = 0; k < c.values.size(); ++k) std::cout << " " << space.names()[k] << "=" << c.values[k];
+      std::cout << "\n";
+    }
+    return;
+  }
+  nlohmann::json list = nlohmann::json::array();
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    const ManifestConfig c = configs[i];
+    nlohmann::json values = nlohmann::json::object();
+    for (std::size_t k = 0; k < c.values.size(); ++k) values[space.names()[k]] = c.values[k];
+    list.push_back({{"id", c.id}, {"values", values}});
+  }
+  std::cout << nlohmann::json{{"file", o.file}, {"configs", list}}.dump(1) << "\n";
+}
+
+void print_counts(const SpaceOptions& o, const SpaceSpec& spec, const std::string& kind, const Space& space,
+                  const Enumeration& valid, const std::string& status, double seconds) {
+  if (o.json) {
+    nlohmann::json out = {{"file", o.file},
+                          {"kind", kind},
+                          {"name", spec.name},
+                          {"parameters", space.names()},
+                          {"constraints", spec.constraints},
+                          {"product", space.product()},
+                          {"valid", valid.size()},
+                          {"rejected_by", valid.rejected_by},
+                          {"default", status},
+                          {"enumerate_seconds", seconds}};
+    std::cout << out.dump(2) << "\n";
+    return;
+  }
+  std::cout << (spec.name.empty() ? o.file : spec.name) << " (" << kind << " " << o.file << ")\n"
+            << "  parameters   " << space.names().size() << "\n"
+            << "  constraints  " << spec.constraints.size() << "\n"
+            << "  product      " << with_thousands(space.product()) << "\n"
+            << "  valid        " << with_thousands(valid.size()) << std::fixed << std::setprecision(1) << " ("
+            << 100.0 * valid.size() / std::max<uint64_t>(space.product(), 1) << " %)\n";
+  for (std::size_t c = 0; c < valid.rejected_by.size(); ++c)
+    std::cout << "  constraint " << c + 1 << " removed " << with_thousands(valid.rejected_by[c]) << ": "
+              << spec.constraints[c] << "\n";
+  std::cout << "  default      " << status << "\n"
+            << std::setprecision(3) << "  enumerated in " << seconds * 1e3 << " ms\n";
+}
+
+void run(const SpaceOptions& o) {
+  const auto [spec, kind] = read_spec(o.file);
   Space space = [&] {
     try {
       return spec.space();
@@ -52,68 +112,12 @@ void run(const SpaceOptions& o) {
   if (valid.truncated) throw Error(o.file + ": " + too_many_valid_text(space.product()) + " to list");
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
-  std::string default_status = "none";
-  if (!spec.default_problem.empty()) {
-    default_status = "invalid: " + spec.default_problem;
-  } else if (!spec.default_config.empty()) {
-    try {
-      resolve_default(spec, space);
-      default_status = "valid";
-    } catch (const Error& e) {
-      default_status = std::string("invalid: ") + e.what();
-    }
-  }
-
-  // A bad Default does not stop the count: Kernel Tuner runs such specs too.
-  if (default_status.starts_with("invalid"))
-    std::cerr << "ktune: warning: " << o.file << ": the Default is " << default_status << "\n";
-  if (o.configs) {
-    // Every valid config, its id (the name of its files) and values, in enumeration order.
-    const ManifestConfigs configs(space.names(), std::move(valid));
-    if (o.json) {
-      nlohmann::json list = nlohmann::json::array();
-      for (std::size_t i = 0; i < configs.size(); ++i) {
-        const ManifestConfig c = configs[i];
-        nlohmann::json values = nlohmann::json::object();
-        for (std::size_t k = 0; k < c.values.size(); ++k) values[space.names()[k]] = c.values[k];
-        list.push_back({{"id", c.id}, {"values", values}});
-      }
-      std::cout << nlohmann::json{{"file", o.file}, {"configs", list}}.dump(1) << "\n";
-    } else {
-      for (std::size_t i = 0; i < configs.size(); ++i) {
-        const ManifestConfig c = configs[i];
-        std::cout << c.id;
-        for (std::size_t k = 0; k < c.values.size(); ++k) std::cout << " " << space.names()[k] << "=" << c.values[k];
-        std::cout << "\n";
-      }
-    }
-    return;
-  }
-  if (o.json) {
-    nlohmann::json out = {{"file", o.file},
-                          {"kind", kind},
-                          {"name", spec.name},
-                          {"parameters", space.names()},
-                          {"constraints", spec.constraints},
-                          {"product", space.product()},
-                          {"valid", valid.size()},
-                          {"rejected_by", valid.rejected_by},
-                          {"default", default_status},
-                          {"enumerate_seconds", seconds}};
-    std::cout << out.dump(2) << "\n";
-    return;
-  }
-  std::cout << (spec.name.empty() ? o.file : spec.name) << " (" << kind << " " << o.file << ")\n"
-            << "  parameters   " << space.names().size() << "\n"
-            << "  constraints  " << spec.constraints.size() << "\n"
-            << "  product      " << with_thousands(space.product()) << "\n"
-            << "  valid        " << with_thousands(valid.size()) << std::fixed << std::setprecision(1) << " ("
-            << 100.0 * valid.size() / std::max<uint64_t>(space.product(), 1) << " %)\n";
-  for (std::size_t c = 0; c < valid.rejected_by.size(); ++c)
-    std::cout << "  constraint " << c + 1 << " removed " << with_thousands(valid.rejected_by[c]) << ": "
-              << spec.constraints[c] << "\n";
-  std::cout << "  default      " << default_status << "\n"
-            << std::setprecision(3) << "  enumerated in " << seconds * 1e3 << " ms\n";
+  const std::string status = default_status(spec, space);
+  if (status.starts_with("invalid")) std::cerr << "ktune: warning: " << o.file << ": the Default is " << status << "\n";
+  if (o.configs)
+    print_configs(o, space, std::move(valid));
+  else
+    print_counts(o, spec, kind, space, valid, status, seconds);
 }
 
 }  // namespace
