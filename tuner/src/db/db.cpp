@@ -332,6 +332,77 @@ void write_atomically(const fs::path& path, const std::string& text, bool durabl
   if (durable) sync_directory(path);
 }
 
+// A record checked and in the form the file holds, before the disk is touched: what a
+// later read would drop is refused here.
+struct PreparedRecord {
+  std::string digest;
+  json fp;
+  const std::string* key;
+  const std::string* id;
+  json entry;
+};
+
+std::vector<PreparedRecord> prepare_records(const fs::path& path, const std::vector<DbRecord>& records) {
+  std::vector<PreparedRecord> prepared;
+  prepared.reserve(records.size());
+  for (const DbRecord& r : records) {
+    try {
+      check_values(r.values);
+      check_id(r.config_id, r.values);
+      prepared.push_back(
+          {r.fp.digest(),
+           Fingerprint::from_json(r.fp.to_json()).to_json(),
+           &r.key,
+           &r.config_id,
+           {{"values", r.values}, {"measurement", Measurement::from_json(r.measurement.to_json()).to_json()}}});
+    } catch (const Error& e) {
+      throw Error(path.string() + ": cannot record config " + shown_name(r.config_id) + " on key " + shown_name(r.key) +
+                  ": " + e.what() + "; the DB on disk is unchanged");
+    }
+  }
+  return prepared;
+}
+
+// What adding one record replaced, to take it out again if the write fails.
+struct Undo {
+  const PreparedRecord* p;
+  bool had_fp, had_key;
+  std::optional<json> previous;
+};
+
+std::vector<Undo> add_records(json& fps, std::vector<PreparedRecord>& prepared) {
+  std::vector<Undo> undo;
+  undo.reserve(prepared.size());
+  for (PreparedRecord& p : prepared) {
+    const bool had_fp = fps.contains(p.digest);
+    json& slot = fps[p.digest];
+    if (!had_fp) slot = {{"fingerprint", p.fp}, {"keys", json::object()}};
+    json& keys = slot["keys"];
+    const bool had_key = keys.contains(*p.key);
+    json& configs = keys[*p.key];
+    if (!had_key) configs = json::object();
+    std::optional<json> previous;
+    if (auto it = configs.find(*p.id); it != configs.end()) previous = std::move(*it);
+    configs[*p.id] = std::move(p.entry);
+    undo.push_back({&p, had_fp, had_key, std::move(previous)});
+  }
+  return undo;
+}
+
+// Newest first, so that memory matches the disk again.
+void undo_records(json& fps, std::vector<Undo>& undo) {
+  for (auto u = undo.rbegin(); u != undo.rend(); ++u) {
+    json& keys = fps[u->p->digest]["keys"];
+    json& configs = keys[*u->p->key];
+    if (u->previous)
+      configs[*u->p->id] = std::move(*u->previous);
+    else
+      configs.erase(*u->p->id);
+    if (!u->had_key) keys.erase(*u->p->key);
+    if (!u->had_fp) fps.erase(u->p->digest);
+  }
+}
+
 }  // namespace
 
 std::string config_id_of(const json& values) {
@@ -445,31 +516,7 @@ void Db::record_many(const std::vector<DbRecord>& records) {
   if (!is_kernel_name(kernel_))
     throw Error(path_.string() + ": cannot record measurements of kernel " + shown_name(kernel_) +
                 ": a kernel's name is a C identifier; the DB on disk is unchanged");
-  // Refuse what a later read would drop, before touching the disk.
-  struct Prepared {
-    std::string digest;
-    json fp;
-    const std::string* key;
-    const std::string* id;
-    json entry;
-  };
-  std::vector<Prepared> prepared;
-  prepared.reserve(records.size());
-  for (const DbRecord& r : records) {
-    try {
-      check_values(r.values);
-      check_id(r.config_id, r.values);
-      prepared.push_back(
-          {r.fp.digest(),
-           Fingerprint::from_json(r.fp.to_json()).to_json(),
-           &r.key,
-           &r.config_id,
-           {{"values", r.values}, {"measurement", Measurement::from_json(r.measurement.to_json()).to_json()}}});
-    } catch (const Error& e) {
-      throw Error(path_.string() + ": cannot record config " + shown_name(r.config_id) + " on key " +
-                  shown_name(r.key) + ": " + e.what() + "; the DB on disk is unchanged");
-    }
-  }
+  std::vector<PreparedRecord> prepared = prepare_records(path_, records);
 
   if (path_.has_parent_path()) {
     std::error_code ec;
@@ -491,47 +538,17 @@ void Db::record_many(const std::vector<DbRecord>& records) {
     lines_.clear();
   }
 
-  // Added in place; taken out again (newest first) if the write fails, so that memory
-  // matches the disk.
-  struct Undo {
-    const Prepared* p;
-    bool had_fp, had_key;
-    std::optional<json> previous;
-  };
-  std::vector<Undo> undo;
-  undo.reserve(prepared.size());
+  // Added in place; taken out again if the write fails, so that memory matches the disk.
   json& fps = doc_["fingerprints"];
-  for (Prepared& p : prepared) {
-    const bool had_fp = fps.contains(p.digest);
-    json& slot = fps[p.digest];
-    if (!had_fp) slot = {{"fingerprint", p.fp}, {"keys", json::object()}};
-    json& keys = slot["keys"];
-    const bool had_key = keys.contains(*p.key);
-    json& configs = keys[*p.key];
-    if (!had_key) configs = json::object();
-    std::optional<json> previous;
-    if (auto it = configs.find(*p.id); it != configs.end()) previous = std::move(*it);
-    configs[*p.id] = std::move(p.entry);
-    lines_.erase(line_key(p.digest, *p.key, *p.id));
-    undo.push_back({&p, had_fp, had_key, std::move(previous)});
-  }
-
+  std::vector<Undo> undo = add_records(fps, prepared);
+  for (const PreparedRecord& p : prepared) lines_.erase(line_key(p.digest, *p.key, *p.id));
   const auto now = std::chrono::steady_clock::now();
   const bool durable = now - last_sync_ >= std::chrono::seconds(1);
   try {
     write_atomically(path_, render(), durable);
   } catch (...) {
-    for (auto u = undo.rbegin(); u != undo.rend(); ++u) {
-      json& keys = fps[u->p->digest]["keys"];
-      json& configs = keys[*u->p->key];
-      if (u->previous)
-        configs[*u->p->id] = std::move(*u->previous);
-      else
-        configs.erase(*u->p->id);
-      if (!u->had_key) keys.erase(*u->p->key);
-      if (!u->had_fp) fps.erase(u->p->digest);
-      lines_.erase(line_key(u->p->digest, *u->p->key, *u->p->id));
-    }
+    undo_records(fps, undo);
+    for (const PreparedRecord& p : prepared) lines_.erase(line_key(p.digest, *p.key, *p.id));
     throw;
   }
   if (durable) last_sync_ = now;
