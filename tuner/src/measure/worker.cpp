@@ -15,6 +15,7 @@
 #include "ktune/driver.hpp"
 #include "ktune/gpu_identity.hpp"
 #include "ktune/harness.hpp"
+#include "ktune/key.hpp"
 #include "ktune/launch_config.hpp"
 #include "ktune/measurement.hpp"
 #include "ktune/stopping_rule.hpp"
@@ -28,8 +29,7 @@ using Clock = std::chrono::steady_clock;
 // The harness with device memory behind it.
 class DeviceHarness : public Harness {
  public:
-  DeviceHarness(const Driver& d, std::map<std::string, int64_t> key, CUstream stream)
-      : Harness(std::move(key)), d_(d), stream_(stream) {}
+  DeviceHarness(const Driver& d, Key key, CUstream stream) : Harness(std::move(key)), d_(d), stream_(stream) {}
   ~DeviceHarness() override {
     for (auto& s : slots()) {
       if (s.device) d_.cuMemFree(s.device);
@@ -168,7 +168,7 @@ class Worker {
 
   // Builds the harness for a new key (inputs, outputs, expectations): once per key.
   void prepare_key(const json& key) {
-    std::map<std::string, int64_t> values = key.get<std::map<std::string, int64_t>>();
+    Key values = key.get<Key>();
     if (harness_ && harness_->key_values() == values) return;
     harness_.reset();
     harness_ = std::make_unique<DeviceHarness>(d_, values, stream_);

@@ -2,7 +2,7 @@
 
 #include <thread>
 
-#include "ktune/db.hpp"
+#include "ktune/key.hpp"
 
 namespace ktune {
 
@@ -50,8 +50,7 @@ WorkerProcess::Result MeasuringWorker::call(const json& request, std::chrono::mi
     if (r.outcome != WorkerProcess::Outcome::Reply || !r.reply.value("prepared", false)) {
       std::string why = r.outcome == WorkerProcess::Outcome::Reply ? r.reply.value("fatal", r.reply.dump()) : r.detail;
       worker_.reset();
-      throw Error("the harness failed on key " + key_id(request.at("key").get<std::map<std::string, int64_t>>()) +
-                  ": " + why + "; see " + log_);
+      throw Error("the harness failed on key " + key_id(request.at("key").get<Key>()) + ": " + why + "; see " + log_);
     }
     if (r.reply.contains("phases"))
       for (const auto& [phase, s] : r.reply["phases"].items())
