@@ -13,8 +13,8 @@
 
 #include "ktune/db.hpp"
 #include "ktune/error.hpp"
+#include "ktune/key.hpp"
 #include "ktune/manifest.hpp"
-#include "ktune/parameter.hpp"
 
 int main(int argc, char** argv) {
   if (argc < 8) {
@@ -32,9 +32,7 @@ int main(int argc, char** argv) {
       throw ktune::Error(std::string("<cc> '") + argv[9] + "' is not like 8.0");
     fp.gpu.sm_count = std::atoi(argv[5]);
     fp.gpu.driver_version = 13000;
-    std::map<std::string, int64_t> key;
-    if (argc > 8)
-      for (const auto& [name, value] : ktune::parse_assignments(argv[8])) key[name] = value;
+    const ktune::Key key = argc > 8 ? ktune::parse_key(argv[8]) : ktune::Key{};
     ktune::Measurement m;
     m.median_ms = std::atof(argv[7]);
     m.samples_ms = {m.median_ms, m.median_ms, m.median_ms};

@@ -23,6 +23,7 @@
 #include "ktune/build_plan.hpp"
 #include "ktune/config_id.hpp"
 #include "ktune/db.hpp"
+#include "ktune/key.hpp"
 #include "ktune/error.hpp"
 #include "ktune/manifest.hpp"
 #include "temp_dir.hpp"

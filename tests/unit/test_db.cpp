@@ -62,12 +62,6 @@ std::string one_entry_db() {
 
 }  // namespace
 
-TEST(DbKey, CanonicalOrderByName) {
-  EXPECT_EQ(ktune::key_id({{"N", 4096}, {"M", 1024}, {"K", 512}}), "K=512,M=1024,N=4096");
-  EXPECT_EQ(ktune::key_id({{"seq", -1}}), "seq=-1");
-  EXPECT_EQ(ktune::key_id({}), "");
-}
-
 TEST(Db, MissingFileStartsEmptyWithoutWriting) {
   TempDir tmp;
   ktune::Db db(tmp.path() / "sub" / "sgemm.json", "sgemm");
@@ -473,26 +467,4 @@ TEST(Db, ParentThatIsAFileThrows) {
   write(tmp.path() / "plain", "x");
   ktune::Db db(tmp.path() / "plain" / "sgemm.json", "sgemm");
   EXPECT_THROW(db.record(fingerprint(), kKey, id_of({{"TM", 64}}), {{"TM", 64}}, timed(1)), ktune::Error);
-}
-
-// One key syntax for every subcommand's --key (docs/cli.md, "Inputs"): spaces or commas,
-// any order, to the canonical form; anything else refused by name.
-TEST(CanonicalKey, SpacesCommasAndAnyOrderGiveTheCanonicalForm) {
-  EXPECT_EQ(ktune::canonical_key("M=4096 N=4096 K=4096"), "K=4096,M=4096,N=4096");
-  EXPECT_EQ(ktune::canonical_key("K=4096,M=4096,N=4096"), "K=4096,M=4096,N=4096");
-  EXPECT_EQ(ktune::canonical_key(" N=-1,  M=2 "), "M=2,N=-1");
-  auto refused = [](const std::string& text, const std::string& says) {
-    try {
-      ktune::canonical_key(text);
-      ADD_FAILURE() << text << " was accepted";
-    } catch (const ktune::Error& e) {
-      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << text << ": " << e.what();
-    }
-  };
-  refused("M4096", "is not NAME=VALUE");
-  refused("=8", "is not NAME=VALUE");
-  refused("M=4k", "is not an integer");
-  refused("M=", "is not an integer");
-  refused("M=1 M=2", "names \"M\" twice");
-  refused(" , ", "is not a key");
 }

@@ -299,13 +299,6 @@ TEST(Interop, MalformedT4GivesClearErrors) {
   EXPECT_THROW(ktune::t4_to_db_records(with(good), who, "t4.json"), ktune::Error);
 }
 
-TEST(Interop, ParseKeyText) {
-  EXPECT_EQ(ktune::parse_key_text("N=2,M=-1", "key"), (std::map<std::string, int64_t>{{"M", -1}, {"N", 2}}));
-  EXPECT_TRUE(ktune::parse_key_text("", "key").empty());
-  for (const char* bad : {"M", "=1", "M=", "M=1,", "M=1x", "M=1,M=2", ",M=1"})
-    EXPECT_THROW(ktune::parse_key_text(bad, "key"), ktune::Error) << bad;
-}
-
 TEST(Interop, BenchmarkHubThroughT4AndKernelTunerCache) {
   const fs::path file = interop_hub("convolution_milo_A100.json.gz");
   if (!fs::exists(file))

@@ -11,7 +11,6 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
-#include <map>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -23,15 +22,6 @@
 #include "ktune/measurement.hpp"
 
 namespace ktune {
-
-// A key's canonical form: "K=4096,M=4096,N=4096" (names sorted). Keys name rows of the DB.
-std::string key_id(const std::map<std::string, int64_t>& key);
-
-// A key as a person types it, in every subcommand's --key: NAME=INTEGER items separated by
-// commas or spaces, in any order ("M=4096 N=4096 K=4096") -> its canonical form
-// ("K=4096,M=4096,N=4096"). Throws Error for an item that is not NAME=INTEGER, a name given
-// twice, or no item at all.
-std::string canonical_key(const std::string& text);
 
 // The id of the config whose values are `values` ({"TM": 64, ...}), as config_id() makes it
 // from names and values. Throws Error when a value is not a 64-bit integer. Every entry of a

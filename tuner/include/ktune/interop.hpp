@@ -15,7 +15,6 @@
 //   wrong-result    RuntimeFailedConfig        correctness   (KT reads back: launch-failed)
 #include <cstdint>
 #include <filesystem>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -23,6 +22,7 @@
 
 #include "ktune/db.hpp"
 #include "ktune/fingerprint.hpp"
+#include "ktune/key.hpp"
 #include "ktune/measurement.hpp"
 #include "ktune/replay.hpp"
 
@@ -41,7 +41,7 @@ struct InteropData {
   std::string kernel;
   std::string device;                                  // the GPU's name
   std::string key;                                     // canonical, "M=64,N=64"; may be empty
-  std::map<std::string, int64_t> key_values;           // the key's values, by name
+  Key key_values;                                      // the key's values, by name
   std::vector<std::string> parameters;                 // names, in export order
   std::vector<std::vector<int64_t>> parameter_values;  // each parameter's values, ascending
   std::vector<InteropEntry> entries;                   // sorted by values
@@ -59,9 +59,6 @@ const char* kernel_tuner_failure(Status s);
 const char* t4_invalidity(Status s);
 // Throws Error for a name that is not in the T4 schema's enum.
 Status status_from_t4_invalidity(const std::string& invalidity);
-
-// "M=64,N=64" -> {M: 64, N: 64}; "" -> {}. Throws Error (naming `what`) on anything else.
-std::map<std::string, int64_t> parse_key_text(const std::string& text, const std::string& what);
 
 // An ISO 8601 UTC timestamp of now, "2025-01-31T12:00:00Z".
 std::string utc_timestamp_now();

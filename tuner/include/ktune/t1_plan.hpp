@@ -7,7 +7,6 @@
 //   t1_run.json                what the generic harness reads (KTUNE_T1_RUN)
 #include <cstdint>
 #include <filesystem>
-#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -15,6 +14,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "ktune/key.hpp"
 #include "ktune/manifest.hpp"
 #include "ktune/t1_kernel.hpp"
 
@@ -39,8 +39,8 @@ struct T1Plan {
   std::filesystem::path kernel_dir, manifest_path, run_file, db_dir;
   std::string source;  // the kernel file, absolute
   std::vector<std::vector<int64_t>> problem_sizes;
-  std::vector<std::map<std::string, int64_t>> keys;  // one per problem size: X, Y, Z
-  bool default_from_spec = false;                    // else: the first valid config
+  std::vector<Key> keys;           // one per problem size: X, Y, Z
+  bool default_from_spec = false;  // else: the first valid config
   // The config whose outputs every other is checked against: the Default's values (which
   // may lie outside the space), else the first valid config, and why.
   std::vector<int64_t> reference;
@@ -54,11 +54,11 @@ T1Plan plan_t1(const T1PlanRequest& request);
 
 // A problem size as a key, {"X": 4096, "Y": 4096}, and back (throws Error for a key
 // whose dimensions are not X, X Y or X Y Z).
-std::map<std::string, int64_t> t1_key(std::span<const int64_t> problem_size);
-std::vector<int64_t> t1_problem_size(const std::map<std::string, int64_t>& key);
+Key t1_key(std::span<const int64_t> problem_size);
+std::vector<int64_t> t1_problem_size(const Key& key);
 
 // {X: 1024, Y: 512} -> "1024x512": the problem size in file names.
-std::string t1_size_text(const std::map<std::string, int64_t>& key);
+std::string t1_size_text(const Key& key);
 
 // "4096,4096" -> {4096, 4096}: 1 to 3 positive integers. Throws Error naming `what`.
 std::vector<int64_t> parse_problem_size(const std::string& text, const std::string& what);

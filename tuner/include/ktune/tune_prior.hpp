@@ -7,13 +7,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
-#include <map>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "ktune/fingerprint.hpp"
+#include "ktune/key.hpp"
 #include "ktune/manifest.hpp"
 
 namespace ktune {
@@ -33,6 +33,6 @@ std::vector<nlohmann::json> prior_documents(const Manifest& m, const std::vector
 // Entries whose values are not a config of `m` are skipped. Empty when there is nothing
 // to start from.
 TunePrior tune_prior(const Manifest& m, const std::vector<nlohmann::json>& docs, const Fingerprint& self,
-                     const std::map<std::string, int64_t>& key);
+                     const Key& key);
 
 }  // namespace ktune

@@ -4,22 +4,22 @@
 // as its cubin exists, record every result in the DB as it comes, and print the summary.
 // A new proposal takes each compile slot that frees: no compile waits for a batch.
 #include <cstdint>
-#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "ktune/key.hpp"
 #include "ktune/stopping_rule.hpp"
 #include "ktune/strategy.hpp"
 
 namespace ktune {
 
 struct TuneOptions {
-  std::string manifest;                              // the kernel's manifest.json
-  std::string db_dir;                                // DB file: <db_dir>/<GPU model>.json
-  std::vector<std::map<std::string, int64_t>> keys;  // problem sizes to tune for
-  std::string strategy = "exhaustive";               // as choose_search() completed it
-  Budget budget;                                     // per key
+  std::string manifest;                 // the kernel's manifest.json
+  std::string db_dir;                   // DB file: <db_dir>/<GPU model>.json
+  std::vector<Key> keys;                // problem sizes to tune for
+  std::string strategy = "exhaustive";  // as choose_search() completed it
+  Budget budget;                        // per key
   uint64_t seed = 0;
   StoppingRule rule;
   int warmup = 2;

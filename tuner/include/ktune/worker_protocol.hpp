@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ktune/gpu_identity.hpp"
+#include "ktune/key.hpp"
 #include "ktune/stopping_rule.hpp"
 
 namespace ktune {
@@ -32,14 +33,14 @@ struct ReadyReply {
 
 // Build the harness (inputs, references) for one key.
 struct PrepareRequest {
-  std::map<std::string, int64_t> key;
+  Key key;
 
   nlohmann::json to_json() const;
 };
 
 // Measure one compiled config on `key`.
 struct MeasureRequest {
-  std::map<std::string, int64_t> key;
+  Key key;
   std::string entry;  // the extern "C" kernel function
   std::string config_id;
   std::vector<std::string> names;

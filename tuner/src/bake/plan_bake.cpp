@@ -1,5 +1,4 @@
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <deque>
 #include <map>
@@ -11,6 +10,7 @@
 #include "ktune/cuda_arch.hpp"
 #include "ktune/db.hpp"
 #include "ktune/error.hpp"
+#include "ktune/key.hpp"
 #include "ktune/measurement.hpp"
 
 namespace ktune {
@@ -19,30 +19,20 @@ namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-// "K=1024,M=1024,N=1024" in `dims` order, or nothing when it names other dimensions.
-std::optional<std::vector<int64_t>> parse_key(const std::string& text, const std::vector<std::string>& dims) {
-  if (text.empty()) return dims.empty() ? std::optional<std::vector<int64_t>>(std::vector<int64_t>{}) : std::nullopt;
-  std::map<std::string, int64_t> values;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    std::size_t end = text.find(',', start);
-    if (end == std::string::npos) end = text.size();
-    const std::string part = text.substr(start, end - start);
-    const std::size_t eq = part.find('=');
-    if (eq == std::string::npos) return std::nullopt;
-    int64_t v = 0;
-    const char* first = part.data() + eq + 1;
-    const char* last = part.data() + part.size();
-    auto [ptr, ec] = std::from_chars(first, last, v);
-    if (ec != std::errc() || ptr != last || first == last) return std::nullopt;
-    if (!values.emplace(part.substr(0, eq), v).second) return std::nullopt;
-    start = end + 1;
+// A DB's key, "K=1024,M=1024,N=1024", as the values of `dims` in order (a baked table's
+// positional key), or nothing when it is not a key of those dimensions.
+std::optional<std::vector<int64_t>> key_values(const std::string& text, const std::vector<std::string>& dims) {
+  Key key;
+  try {
+    key = parse_key(text, KeyText::Written);
+  } catch (const Error&) {
+    return std::nullopt;
   }
-  if (values.size() != dims.size()) return std::nullopt;
+  if (key.size() != dims.size()) return std::nullopt;
   std::vector<int64_t> out;
   for (const auto& d : dims) {
-    auto it = values.find(d);
-    if (it == values.end()) return std::nullopt;
+    auto it = key.find(d);
+    if (it == key.end()) return std::nullopt;
     out.push_back(it->second);
   }
   return out;
@@ -80,7 +70,7 @@ BakeTable make_table(const Candidate& c, const BakePlan& plan, const Manifest& m
   std::size_t bad_keys = 0, outside = 0;
   std::string first_outside;
   for (const auto& [key_text, configs] : c.keys->items()) {
-    auto key = parse_key(key_text, plan.key_dims);
+    auto key = key_values(key_text, plan.key_dims);
     if (!key) {
       ++bad_keys;
       continue;

@@ -19,6 +19,7 @@
 #include "ktune/db.hpp"
 #include "ktune/db_tables.hpp"
 #include "ktune/error.hpp"
+#include "ktune/key.hpp"
 #include "ktune/measurement.hpp"
 #include "ktune/text.hpp"
 
@@ -100,7 +101,7 @@ void print_text(const json& file) {
 }
 
 void run(const ShowOptions& o) {
-  const std::string key_filter = o.key.empty() ? "" : canonical_key(o.key);
+  const std::string key_filter = o.key.empty() ? "" : key_id(parse_key(o.key));
   json out = {{"files", json::array()}};
   for (const auto& path : db_files(o.inputs)) out["files"].push_back(show_file(path, o, key_filter));
   if (o.json) {
@@ -119,7 +120,7 @@ void add_show_command(CLI::App& app) {
       app.add_subcommand("show", "Show what tuning DBs hold: per GPU and key, the statuses and the fastest configs");
   sub->add_option("inputs", o->inputs, "DB files, or directories of them (their *.json)")->required();
   sub->add_option("--key", o->key, "only this key, e.g. \"M=4096 N=4096 K=4096\"")
-      ->check(checked_by([](const std::string& v) { canonical_key(v); }, "KEY"));
+      ->check(checked_by([](const std::string& v) { parse_key(v); }, "KEY"));
   sub->add_option("--gpu", o->gpu, "only fingerprints of this GPU model, e.g. \"NVIDIA H200\"");
   sub->add_option("--top", o->top, "fastest ok configs to list per key")
       ->capture_default_str()

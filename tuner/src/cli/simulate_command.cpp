@@ -17,6 +17,7 @@
 #include "ktune/db.hpp"
 #include "ktune/error.hpp"
 #include "ktune/interop.hpp"
+#include "ktune/key.hpp"
 #include "ktune/manifest.hpp"
 #include "ktune/prior.hpp"
 #include "ktune/replay.hpp"
@@ -76,7 +77,7 @@ void run_simulate(const SimulateOptions& o) {
         "simulate: give exactly one recording: --cache FILE (Kernel Tuner), --db FILE "
         "or --t4 FILE");
   if (!o.key.empty() && o.db.empty()) throw Error("simulate: --key selects a key of a ktune DB; it needs --db FILE");
-  const std::string key = o.key.empty() ? "" : canonical_key(o.key);
+  const std::string key = o.key.empty() ? "" : key_id(parse_key(o.key));
   const ReplaySpace space = !o.t4.empty()     ? t4_to_replay(read_t4_file(o.t4), o.t4)
                             : o.cache.empty() ? ReplaySpace::from_db(o.db, key)
                                               : ReplaySpace::from_cache_file(o.cache);

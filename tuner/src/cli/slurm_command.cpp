@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "cli/commands.hpp"
-#include "ktune/db.hpp"
 #include "ktune/error.hpp"
+#include "ktune/key.hpp"
 #include "ktune/manifest.hpp"
 #include "ktune/text.hpp"
 
@@ -39,11 +39,7 @@ void run(const SlurmOptions& o) {
     throw Error("--tuner " + terminal_text(o.tuner) +
                 " is not an executable program; give the kernel's ktune_<name>_tuner");
   std::vector<std::string> keys;
-  for (const auto& declared : m.keys) {
-    std::map<std::string, int64_t> k;
-    for (const auto& [n, v] : declared) k[n] = v;
-    keys.push_back(key_id(k));
-  }
+  for (const auto& declared : m.keys) keys.push_back(key_id(Key(declared.begin(), declared.end())));
   if (keys.empty()) throw Error(m.kernel + ": the manifest declares no KEYS; a split needs keys to tune");
   if (o.split == "key" && o.tasks > keys.size())
     throw Error("--tasks " + std::to_string(o.tasks) + ": " + m.kernel + " has " + std::to_string(keys.size()) +

@@ -10,11 +10,10 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/option_checks.hpp"
-#include "ktune/db.hpp"
 #include "ktune/error.hpp"
+#include "ktune/key.hpp"
 #include "ktune/launch_check.hpp"
 #include "ktune/manifest.hpp"
-#include "ktune/parameter.hpp"
 #include "ktune/tuner.hpp"
 #include "ktune/text.hpp"
 #include "ktune/worker_process.hpp"
@@ -105,16 +104,9 @@ int main(int argc, char** argv) {
     if (o.db_dir.empty()) throw CLI::RequiredError("--db-dir");
     const auto m = ktune::Manifest::from_json(ktune::read_json_file(o.manifest), o.manifest);
     // The keys: those given, read as every subcommand reads a key, else the manifest's KEYS.
-    for (const auto& k : keys) {
-      std::map<std::string, int64_t> key;
-      for (const auto& [name, value] : ktune::parse_assignments(ktune::canonical_key(k))) key[name] = value;
-      o.keys.push_back(key);
-    }
-    for (const auto& declared : keys.empty() ? m.keys : decltype(m.keys){}) {
-      std::map<std::string, int64_t> key;
-      for (const auto& [name, value] : declared) key[name] = value;
-      o.keys.push_back(key);
-    }
+    for (const auto& k : keys) o.keys.push_back(ktune::parse_key(k));
+    for (const auto& declared : keys.empty() ? m.keys : decltype(m.keys){})
+      o.keys.emplace_back(declared.begin(), declared.end());
     if (o.keys.empty())
       throw ktune::Error(m.kernel +
                          ": no keys to tune: the manifest declares no KEYS; give --key, e.g. --key \"N=4096\"");

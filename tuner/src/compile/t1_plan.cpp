@@ -16,6 +16,7 @@
 #include "ktune/config_id.hpp"
 #include "ktune/files.hpp"
 #include "ktune/fnv1a.hpp"
+#include "ktune/key.hpp"
 #include "ktune/nvcc_flags.hpp"
 #include "ktune/t1_spec.hpp"
 #include "ktune/text.hpp"
@@ -28,13 +29,6 @@ using nlohmann::json;
 
 // Helpers of the T1 plan, in their own namespace: unity builds merge this file with others.
 namespace t1_plan {
-
-// {X: 4096, Y: 64} -> "X=4096,Y=64", for messages.
-std::string key_text(const std::map<std::string, int64_t>& key) {
-  std::string s;
-  for (const auto& [name, value] : key) s += (s.empty() ? "" : ",") + name + "=" + std::to_string(value);
-  return s;
-}
 
 // Where Kernel Tuner looks for KernelFile: as given, beside the spec, beside its directory.
 std::string find_kernel_file(const T1PlanRequest& r, const T1Kernel& k) {
@@ -122,14 +116,14 @@ std::string wrapper_source(const T1PlanRequest& r, const T1Plan& p, const json& 
 }  // namespace t1_plan
 }  // namespace
 
-std::map<std::string, int64_t> t1_key(std::span<const int64_t> problem_size) {
+Key t1_key(std::span<const int64_t> problem_size) {
   static const char* dims[3] = {"X", "Y", "Z"};
-  std::map<std::string, int64_t> key;
+  Key key;
   for (std::size_t d = 0; d < problem_size.size() && d < 3; ++d) key[dims[d]] = problem_size[d];
   return key;
 }
 
-std::vector<int64_t> t1_problem_size(const std::map<std::string, int64_t>& key) {
+std::vector<int64_t> t1_problem_size(const Key& key) {
   static const char* dims[3] = {"X", "Y", "Z"};
   std::vector<int64_t> ps;
   for (const char* d : dims) {
@@ -138,11 +132,11 @@ std::vector<int64_t> t1_problem_size(const std::map<std::string, int64_t>& key) 
     ps.push_back(it->second);
   }
   if (ps.empty() || ps.size() != key.size())
-    throw Error("a T1 key has the dimensions X, Y and Z of the problem size, not " + t1_plan::key_text(key));
+    throw Error("a T1 key has the dimensions X, Y and Z of the problem size, not " + key_id(key));
   return ps;
 }
 
-std::string t1_size_text(const std::map<std::string, int64_t>& key) {
+std::string t1_size_text(const Key& key) {
   std::string s;
   for (int64_t v : t1_problem_size(key)) s += (s.empty() ? "" : "x") + std::to_string(v);
   return s;
@@ -222,7 +216,7 @@ void read_problem_sizes(const T1PlanRequest& r, const std::string& origin, T1Pla
                   std::to_string(p.problem_sizes.front().size()) + ", as the first), each is a key of one DB");
     auto key = t1_key(ps);
     if (std::find(p.keys.begin(), p.keys.end(), key) != p.keys.end())
-      throw Error("--problem-size " + key_text(key) + " is given twice");
+      throw Error("--problem-size " + key_id(key) + " is given twice");
     p.keys.push_back(std::move(key));
   }
   for (const auto& ps : p.problem_sizes)
@@ -231,7 +225,7 @@ void read_problem_sizes(const T1PlanRequest& r, const std::string& origin, T1Pla
       if (a.vector)
         t1_elements(a.size, p.space, ps,
                     origin + ": KernelSpecification.Arguments[" + std::to_string(i) + "] (" + a.name +
-                        ").Size, for the problem size " + key_text(t1_key(ps)));
+                        ").Size, for the problem size " + key_id(t1_key(ps)));
     }
 }
 

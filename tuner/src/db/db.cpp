@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
-#include <map>
 #include <chrono>
 #include <cstring>
 #include <ctime>
@@ -416,40 +414,6 @@ std::string config_id_of(const json& values) {
     numbers.push_back(v.get<int64_t>());
   }
   return config_id(names, numbers);
-}
-
-std::string canonical_key(const std::string& text) {
-  auto quoted = [](const std::string& v) { return "\"" + terminal_text(v, 40) + "\""; };
-  std::map<std::string, int64_t> key;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    const std::size_t end = std::min(text.find_first_of(", ", start), text.size());
-    const std::string item = text.substr(start, end - start);
-    start = end + 1;
-    if (item.empty()) continue;
-    const std::size_t eq = item.find('=');
-    if (eq == std::string::npos || eq == 0)
-      throw Error(quoted(item) + " is not NAME=VALUE; write e.g. --key \"M=4096 N=4096\"");
-    int64_t v = 0;
-    const char* first = item.data() + eq + 1;
-    const char* last = item.data() + item.size();
-    auto [ptr, ec] = std::from_chars(first, last, v);
-    if (ec != std::errc() || ptr != last || first == last)
-      throw Error(quoted(item.substr(eq + 1)) + " in " + quoted(text) + " is not an integer");
-    if (!key.emplace(item.substr(0, eq), v).second)
-      throw Error(quoted(text) + " names " + quoted(item.substr(0, eq)) + " twice");
-  }
-  if (key.empty()) throw Error(quoted(text) + " is not a key; write e.g. --key \"M=4096 N=4096\"");
-  return key_id(key);
-}
-
-std::string key_id(const std::map<std::string, int64_t>& key) {
-  std::string id;
-  for (const auto& [name, value] : key) {
-    if (!id.empty()) id += ',';
-    id += name + "=" + std::to_string(value);
-  }
-  return id;
 }
 
 Db::Loaded Db::load_document(const std::filesystem::path& path) {

@@ -18,7 +18,11 @@ std::string default_path() {
   return "ktune-online.tsv";
 }
 
-std::string key_text(std::span<const int64_t> key) {
+// A baked key's values in the order its dimensions were declared, "4096,4096": the cache
+// line's key field. Not a Key (ktune/key.hpp): the runtime sees keys positionally, without
+// their names, and it is built from runtime_sources.cmake alone, into users' programs, so
+// it uses nothing of the tuner's. Files written earlier hold this text: keep it as it is.
+std::string cache_key_field(std::span<const int64_t> key) {
   std::string s;
   for (int64_t v : key) s += (s.empty() ? "" : ",") + std::to_string(v);
   return s;
@@ -47,7 +51,7 @@ OnlineCache::OnlineCache(std::string path) : path_(path.empty() ? default_path()
 
 std::optional<std::string> OnlineCache::find(const std::string& kernel, const std::string& gpu,
                                              std::span<const int64_t> key) const {
-  auto it = choices_.find({kernel, gpu, key_text(key)});
+  auto it = choices_.find({kernel, gpu, cache_key_field(key)});
   if (it == choices_.end()) return std::nullopt;
   return it->second;
 }
@@ -55,10 +59,10 @@ std::optional<std::string> OnlineCache::find(const std::string& kernel, const st
 void OnlineCache::store(const std::string& kernel, const std::string& gpu, std::span<const int64_t> key,
                         const std::string& config_id) {
   if (!storable(kernel) || !storable(gpu) || !storable(config_id)) return;
-  choices_[{kernel, gpu, key_text(key)}] = config_id;
+  choices_[{kernel, gpu, cache_key_field(key)}] = config_id;
   std::error_code ec;
   std::filesystem::create_directories(std::filesystem::path(path_).parent_path(), ec);
-  std::string line = kernel + "\t" + gpu + "\t" + key_text(key) + "\t" + config_id + "\n";
+  std::string line = kernel + "\t" + gpu + "\t" + cache_key_field(key) + "\t" + config_id + "\n";
   // One write() with O_APPEND: lines from concurrent processes do not interleave.
   int fd = ::open(path_.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd < 0) return;

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ktune/error.hpp"
+#include "ktune/key.hpp"
 #include "ktune/manifest.hpp"
 #include "ktune/text.hpp"
 
@@ -102,7 +103,7 @@ namespace {
 // nothing dereferences; no values, no references.
 class HostHarness : public Harness {
  public:
-  explicit HostHarness(std::map<std::string, int64_t> key) : Harness(std::move(key)) { checking_only_ = true; }
+  explicit HostHarness(Key key) : Harness(std::move(key)) { checking_only_ = true; }
 
  protected:
   void upload(Slot& s) override { s.device = next_ += 0x1000000; }
@@ -112,24 +113,12 @@ class HostHarness : public Harness {
   CUdeviceptr next_ = 0x7f0000000000;
 };
 
-using Key = std::map<std::string, int64_t>;
-
-std::string key_text(const Key& k) {
-  std::string s;
-  for (const auto& [n, v] : k) s += (s.empty() ? "" : ",") + n + "=" + std::to_string(v);
-  return s;
-}
-
 // The configs to evaluate per key: the DEFAULT everywhere, each table's common best
 // everywhere, each entry's config for its key.
 std::map<Key, std::set<std::size_t>> launches_to_check(const Manifest& m, const std::string& bake_json) {
   std::map<Key, std::set<std::size_t>> todo;
   std::set<std::size_t> everywhere = {m.default_index()};
-  for (const auto& declared : m.keys) {
-    Key k;
-    for (const auto& [n, v] : declared) k[n] = v;
-    todo[k];
-  }
+  for (const auto& declared : m.keys) todo[Key(declared.begin(), declared.end())];
   if (!bake_json.empty()) {
     const nlohmann::json bake = read_json_file(bake_json);
     const auto dims = bake.at("key_dims").get<std::vector<std::string>>();
@@ -167,7 +156,7 @@ std::string check_launches(const LaunchCheckRequest& r, void (*harness)(Harness&
   std::size_t launches = 0;
   const auto todo = launches_to_check(m, r.bake_json);
   for (const auto& [key, configs] : todo) {
-    const std::string where = "key " + key_text(key);
+    const std::string where = "key " + key_id(key);
     HostHarness h(key);
     try {
       harness(h);

@@ -15,6 +15,7 @@
 #include "ktune/driver.hpp"
 #include "ktune/gpu_identity.hpp"
 #include "ktune/harness.hpp"
+#include "ktune/key.hpp"
 #include "ktune/launch_config.hpp"
 #include "ktune/measurement.hpp"
 #include "ktune/stopping_rule.hpp"
@@ -29,8 +30,7 @@ using Clock = std::chrono::steady_clock;
 // The harness with device memory behind it.
 class DeviceHarness : public Harness {
  public:
-  DeviceHarness(const Driver& d, std::map<std::string, int64_t> key, CUstream stream)
-      : Harness(std::move(key)), d_(d), stream_(stream) {}
+  DeviceHarness(const Driver& d, Key key, CUstream stream) : Harness(std::move(key)), d_(d), stream_(stream) {}
   ~DeviceHarness() override {
     for (auto& s : slots()) {
       if (s.device) d_.cuMemFree(s.device);
@@ -121,7 +121,7 @@ class Worker {
         // The harness for a key: its failure is no config's fault, so it is fatal.
         const auto start = Clock::now();
         try {
-          prepare_key(request->at("key").get<std::map<std::string, int64_t>>());
+          prepare_key(request->at("key").get<Key>());
           reply = {{"prepared", true},
                    {"phases", {{"harness", std::chrono::duration<double>(Clock::now() - start).count()}}}};
         } catch (const CudaError& e) {
@@ -168,7 +168,7 @@ class Worker {
   }
 
   // Builds the harness for a new key (inputs, outputs, expectations): once per key.
-  void prepare_key(const std::map<std::string, int64_t>& values) {
+  void prepare_key(const Key& values) {
     if (harness_ && harness_->key_values() == values) return;
     harness_.reset();
     harness_ = std::make_unique<DeviceHarness>(d_, values, stream_);

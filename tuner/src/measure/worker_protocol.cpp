@@ -40,7 +40,7 @@ json MeasureRequest::to_json() const {
 
 MeasureRequest MeasureRequest::from_json(const json& j) {
   MeasureRequest r;
-  r.key = j.at("key").get<std::map<std::string, int64_t>>();
+  r.key = j.at("key").get<Key>();
   r.entry = j.at("entry").get<std::string>();
   const json& c = j.at("config");
   r.config_id = c.at("id").get<std::string>();

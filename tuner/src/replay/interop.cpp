@@ -4,15 +4,16 @@
 #include "ktune/interop.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <ctime>
+#include <map>
 #include <numeric>
 #include <set>
 
 #include "base/untrusted_json.hpp"
 #include "ktune/config_id.hpp"
 #include "ktune/error.hpp"
+#include "ktune/key.hpp"
 #include "replay/compressed_file.hpp"
 
 namespace ktune {
@@ -286,29 +287,6 @@ Status status_from_t4_invalidity(const std::string& invalidity) {
               "correct)");
 }
 
-std::map<std::string, int64_t> parse_key_text(const std::string& text, const std::string& what) {
-  std::map<std::string, int64_t> out;
-  if (text.empty()) return out;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const std::size_t end = std::min(text.find(',', start), text.size());
-    const std::string part = text.substr(start, end - start);
-    const std::size_t eq = part.find('=');
-    int64_t v = 0;
-    const char* first = part.data() + (eq == std::string::npos ? 0 : eq + 1);
-    const char* last = part.data() + part.size();
-    auto [ptr, ec] = std::from_chars(first, last, v);
-    if (eq == std::string::npos || eq == 0 || ec != std::errc() || ptr != last || first == last)
-      throw Error(what + " " + interop_detail::iop_shown(text) +
-                  " is not a key like \"M=64,N=64\" (name=integer, comma-separated)");
-    if (!out.emplace(part.substr(0, eq), v).second)
-      throw Error(what + " " + interop_detail::iop_shown(text) + " names " +
-                  interop_detail::iop_shown(part.substr(0, eq)) + " twice");
-    start = end + 1;
-  }
-  return out;
-}
-
 std::string utc_timestamp_now() {
   const std::time_t now = std::time(nullptr);
   std::tm tm{};
@@ -358,7 +336,7 @@ InteropData interop_from_db(const nlohmann::json& doc, const std::string& key, c
   out.device = chosen->at("fingerprint").at("gpu").value("name", std::string());
   out.key = wanted;
   try {
-    out.key_values = parse_key_text(wanted, "key");
+    out.key_values = parse_key(wanted, KeyText::Written);
   } catch (const Error&) {
     out.key_values.clear();  // not name=value: exported as the key text
   }
@@ -504,7 +482,7 @@ std::vector<DbRecord> t4_to_db_records(const nlohmann::ordered_json& doc, const 
   if (who.gpu.cc_major <= 0)
     throw Error(origin + ": the compute capability of " + interop_detail::iop_shown(who.gpu.name) +
                 " is not known; give it (--cc 8.0)");
-  const std::string key = who.key.empty() ? "" : canonical_key(who.key);
+  const std::string key = who.key.empty() ? "" : key_id(parse_key(who.key));
   const std::vector<interop_detail::T4Row> rows = interop_detail::iop_parse_t4(doc, origin);
   Fingerprint fp{who.kernel_hash, who.nvcc_version, who.gpu};
   std::vector<DbRecord> out;

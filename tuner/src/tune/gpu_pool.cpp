@@ -2,7 +2,7 @@
 
 #include <thread>
 
-#include "ktune/db.hpp"
+#include "ktune/key.hpp"
 #include "ktune/worker_protocol.hpp"
 
 namespace ktune {
@@ -47,7 +47,7 @@ WorkerProcess::Result MeasuringWorker::call(const json& request, std::chrono::mi
   if (const ReadyReply ready = ReadyReply::from_json(ensure()); !ready.ready)
     throw WorkerStartError("the worker sees no GPU: " + ready.why);
   if (prepared_ != request.at("key")) {
-    const PrepareRequest prepare{request.at("key").get<std::map<std::string, int64_t>>()};
+    const PrepareRequest prepare{request.at("key").get<Key>()};
     auto r = worker_->call(prepare.to_json(), kPrepareTimeout);
     if (r.outcome != WorkerProcess::Outcome::Reply || !r.reply.value("prepared", false)) {
       std::string why = r.outcome == WorkerProcess::Outcome::Reply ? r.reply.value("fatal", r.reply.dump()) : r.detail;

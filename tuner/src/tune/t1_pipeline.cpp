@@ -20,6 +20,7 @@
 #include "ktune/files.hpp"
 #include "ktune/gpu_identity.hpp"
 #include "ktune/interop.hpp"
+#include "ktune/key.hpp"
 #include "ktune/process.hpp"
 #include "ktune/search_choice.hpp"
 

@@ -10,7 +10,7 @@
 
 #include "ktune/db.hpp"
 #include "ktune/error.hpp"
-#include "ktune/parameter.hpp"
+#include "ktune/key.hpp"
 
 namespace ktune {
 
@@ -32,7 +32,7 @@ double gpu_unlikeness(const GpuIdentity& a, const GpuIdentity& self) {
 }
 
 // Sum over dimensions of |log(a/b)|; infinite when the dimensions differ or a value is not positive.
-double prior_key_distance(const std::map<std::string, int64_t>& a, const std::map<std::string, int64_t>& b) {
+double prior_key_distance(const Key& a, const Key& b) {
   if (a.size() != b.size()) return std::numeric_limits<double>::infinity();
   double d = 0;
   for (const auto& [name, v] : a) {
@@ -45,13 +45,13 @@ double prior_key_distance(const std::map<std::string, int64_t>& a, const std::ma
   return d;
 }
 
-std::map<std::string, int64_t> prior_key_of(const std::string& id) {
-  std::map<std::string, int64_t> key;
+// A DB's key id read as a --key is; {} when it is not one.
+Key prior_key_of(const std::string& id) {
   try {
-    for (const auto& [n, v] : parse_assignments(canonical_key(id))) key[n] = v;
+    return parse_key(id);
   } catch (const Error&) {
+    return {};
   }
-  return key;
 }
 
 }  // namespace
@@ -74,8 +74,7 @@ std::vector<json> prior_documents(const Manifest& m, const std::vector<fs::path>
   return docs;
 }
 
-TunePrior tune_prior(const Manifest& m, const std::vector<json>& docs, const Fingerprint& self,
-                     const std::map<std::string, int64_t>& key) {
+TunePrior tune_prior(const Manifest& m, const std::vector<json>& docs, const Fingerprint& self, const Key& key) {
   const std::string self_digest = self.digest();
   std::vector<PriorSource> candidates;
   for (const auto& doc : docs)

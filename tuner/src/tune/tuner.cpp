@@ -19,6 +19,7 @@
 #include "ktune/tune_prior.hpp"
 #include "ktune/db.hpp"
 #include "ktune/fingerprint.hpp"
+#include "ktune/key.hpp"
 #include "ktune/manifest.hpp"
 #include "ktune/compile_pool.hpp"
 #include "ktune/process.hpp"
@@ -258,8 +259,7 @@ struct GroupRun {
 };
 
 // The worker's request to measure one compiled config.
-json measure_request(const GroupRun& g, const std::map<std::string, int64_t>& key, const ManifestConfig& c,
-                     double best_ms) {
+json measure_request(const GroupRun& g, const Key& key, const ManifestConfig& c, double best_ms) {
   MeasureRequest r;
   r.key = key;
   r.entry = g.m.entry;
@@ -306,7 +306,7 @@ Measurement measurement_of(const GroupRun& g, const std::string& key, const Work
 // a GPU is free, every result told to the strategy.
 class KeySearch {
  public:
-  KeySearch(GroupRun& g, const std::map<std::string, int64_t>& key, KeySummary ks, std::unique_ptr<Strategy> strategy)
+  KeySearch(GroupRun& g, const Key& key, KeySummary ks, std::unique_ptr<Strategy> strategy)
       : g_(g),
         key_(key),
         ks_(std::move(ks)),
@@ -468,7 +468,7 @@ class KeySearch {
   }
 
   GroupRun& g_;
-  const std::map<std::string, int64_t>& key_;
+  const Key& key_;
   KeySummary ks_;
   std::unique_ptr<Strategy> strategy_;
   Clock::time_point start_;
