@@ -107,8 +107,7 @@ std::string t4_error(const ordered_json& doc) {
 TEST(Interop, DbToKernelTunerCacheRoundTrip) {
   TempDir dir;
   const fs::path db = make_interop_db(dir.path());
-  const ktune::InteropData data =
-      ktune::interop_from_db(ktune::Db::load_document(db).document, kInteropKey, db.string());
+  const ktune::InteropData data = ktune::interop_from_db(ktune::DbTables::load(db), kInteropKey, db.string());
   EXPECT_EQ(data.entries.size(), 10u);
   const ordered_json cache = ktune::to_kernel_tuner_cache(data, "2025-01-01T00:00:00Z");
 
@@ -152,8 +151,8 @@ TEST(Interop, DbToT4ToDbRoundTrip) {
   TempDir dir;
   const fs::path db = make_interop_db(dir.path());
   const json original = ktune::Db::load_document(db).document;
-  const ordered_json t4 =
-      ktune::to_t4_results(ktune::interop_from_db(original, kInteropKey, db.string()), "2025-01-01T00:00:00Z");
+  const ordered_json t4 = ktune::to_t4_results(
+      ktune::interop_from_db(ktune::DbTables::of(original), kInteropKey, db.string()), "2025-01-01T00:00:00Z");
 
   // T4 results schema 1.0.0: each result has the required fields.
   EXPECT_EQ(t4["schema_version"], "1.0.0");

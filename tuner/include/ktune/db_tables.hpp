@@ -39,6 +39,9 @@ struct DbTables {
 
   // Every key any table measured.
   std::set<std::string> keys() const;
+  // `key` when some table measured it, else the DB's only key when `key` is empty; throws
+  // Error prefixed by `origin` (a file name) listing the keys there are.
+  std::string wanted_key(const std::string& key, const std::string& origin) const;
   // The table with the most entries of `key`, the first in digest order on a tie (so the
   // choice is deterministic); nullptr when no table measured it.
   const DbTable* fullest(const std::string& key) const;

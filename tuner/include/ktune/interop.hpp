@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ktune/db.hpp"
+#include "ktune/db_tables.hpp"
 #include "ktune/fingerprint.hpp"
 #include "ktune/key.hpp"
 #include "ktune/measurement.hpp"
@@ -47,10 +48,10 @@ struct InteropData {
   std::vector<InteropEntry> entries;                   // sorted by values
 };
 
-// The configs measured on `key` (canonical form; empty: the DB's only key) of a ktune DB
-// document (Db::document() or Db::load_document()), under the fingerprint with the most of
-// them (the rule of ReplaySpace::from_db). `origin` (a file name) prefixes errors.
-InteropData interop_from_db(const nlohmann::json& db_document, const std::string& key, const std::string& origin);
+// The configs measured on `key` (canonical form; empty: the DB's only key) of a ktune DB's
+// tables, under the fingerprint with the most of them (the rule of ReplaySpace::from_db).
+// `origin` (a file name) prefixes errors.
+InteropData interop_from_db(const DbTables& db, const std::string& key, const std::string& origin);
 // A recorded space: every config with its outcome (no samples: a replay keeps one time).
 InteropData interop_from_replay(const ReplaySpace& space);
 

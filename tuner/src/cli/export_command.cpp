@@ -45,7 +45,7 @@ void run_export(const ExportOptions& o) {
   } else {
     Db::Loaded loaded = Db::load_document(o.db);
     skipped = std::move(loaded.warning);
-    data = interop_from_db(loaded.document, o.key.empty() ? "" : key_id(parse_key(o.key)), o.db);
+    data = interop_from_db(DbTables::of(loaded.document), o.key.empty() ? "" : key_id(parse_key(o.key)), o.db);
   }
   const nlohmann::ordered_json doc =
       o.format == "t4" ? to_t4_results(data, o.timestamp) : to_kernel_tuner_cache(data, o.timestamp);

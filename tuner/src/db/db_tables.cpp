@@ -1,6 +1,8 @@
 #include "ktune/db_tables.hpp"
 
+#include "base/untrusted_json.hpp"
 #include "ktune/db.hpp"
+#include "ktune/error.hpp"
 
 namespace ktune {
 
@@ -26,6 +28,35 @@ std::set<std::string> DbTables::keys() const {
   for (const DbTable& t : tables)
     for (const auto& [key, entries] : t.keys) all.insert(key);
   return all;
+}
+
+namespace {
+
+// Names from a hostile file can be megabytes long; messages stay one short line.
+std::string shown(const std::string& s) { return "\"" + untrusted_json::printable(s, 40) + "\""; }
+
+std::string listed(const std::set<std::string>& names) {
+  std::string out;
+  std::size_t n = 0;
+  for (const std::string& s : names) {
+    if (n++ == 5) return out + ", ...";
+    out += (out.empty() ? "" : ", ") + shown(s);
+  }
+  return out.empty() ? "none" : out;
+}
+
+}  // namespace
+
+std::string DbTables::wanted_key(const std::string& key, const std::string& origin) const {
+  const std::set<std::string> all = keys();
+  if (key.empty()) {
+    if (all.size() != 1)
+      throw Error(origin + ": the DB holds " + std::to_string(all.size()) +
+                  " keys; name one with --key (keys: " + listed(all) + ")");
+    return *all.begin();
+  }
+  if (!all.count(key)) throw Error(origin + ": no measurements for key " + shown(key) + " (keys: " + listed(all) + ")");
+  return key;
 }
 
 const DbTable* DbTables::fullest(const std::string& key) const {

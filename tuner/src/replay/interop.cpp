@@ -296,44 +296,15 @@ std::string utc_timestamp_now() {
   return buf;
 }
 
-InteropData interop_from_db(const nlohmann::json& doc, const std::string& key, const std::string& origin) {
+InteropData interop_from_db(const DbTables& db, const std::string& key, const std::string& origin) {
   using interop_detail::iop_shown;
-  using nlohmann::json;
-  auto fps = doc.find("fingerprints");
-  if (!doc.is_object() || fps == doc.end() || !fps->is_object())
-    throw Error(origin + ": not a ktune DB document (no \"fingerprints\" object)");
-
-  std::set<std::string> all_keys;
-  for (const auto& [digest, entry] : fps->items())
-    for (const auto& [k, configs] : entry.at("keys").items()) all_keys.insert(k);
-  std::string listed;
-  for (const std::string& k : all_keys) listed += (listed.empty() ? "" : ", ") + iop_shown(k);
-  if (listed.empty()) listed = "none";
-  std::string wanted = key;
-  if (wanted.empty()) {
-    if (all_keys.size() != 1)
-      throw Error(origin + ": the DB holds " + std::to_string(all_keys.size()) +
-                  " keys; name one with --key (keys: " + listed + ")");
-    wanted = *all_keys.begin();
-  }
-  if (!all_keys.count(wanted))
-    throw Error(origin + ": no measurements for key " + iop_shown(wanted) + " (keys: " + listed + ")");
-
-  // The fingerprint with the most configs of this key; the first digest on a tie.
-  const json* chosen = nullptr;
-  std::size_t most = 0;
-  for (const auto& [digest, entry] : fps->items()) {
-    auto configs = entry.at("keys").find(wanted);
-    if (configs != entry.at("keys").end() && configs->size() > most) {
-      most = configs->size();
-      chosen = &entry;
-    }
-  }
-  const json& configs = chosen->at("keys").at(wanted);
+  const std::string wanted = db.wanted_key(key, origin);
+  const DbTable& chosen = *db.fullest(wanted);  // the rule of ReplaySpace::from_db
+  const std::vector<DbEntry>& entries = chosen.keys.at(wanted);
 
   InteropData out;
-  out.kernel = doc.value("kernel", std::string());
-  out.device = chosen->at("fingerprint").at("gpu").value("name", std::string());
+  out.kernel = db.kernel;
+  out.device = chosen.fingerprint.gpu.name;
   out.key = wanted;
   try {
     out.key_values = parse_key(wanted, KeyText::Written);
@@ -342,18 +313,17 @@ InteropData interop_from_db(const nlohmann::json& doc, const std::string& key, c
   }
 
   std::map<std::string, std::set<int64_t>> values_of;
-  for (const auto& [id, rec] : configs.items())
-    for (const auto& [name, v] : rec.at("values").items()) values_of[name];
+  for (const DbEntry& e : entries)
+    for (const auto& [name, v] : e.values.items()) values_of[name];
   for (const auto& [name, set] : values_of) out.parameters.push_back(name);
   if (out.parameters.empty()) throw Error(origin + ": the configs of key " + iop_shown(wanted) + " have no values");
 
-  for (const auto& [id, rec] : configs.items()) {
-    const std::string where = origin + ": key " + iop_shown(wanted) + ", config " + iop_shown(id);
-    const json& values = rec.at("values");
+  for (const DbEntry& entry : entries) {
+    const std::string where = origin + ": key " + iop_shown(wanted) + ", config " + iop_shown(entry.config_id);
     InteropEntry e;
     for (const std::string& name : out.parameters) {
-      auto v = values.find(name);
-      if (v == values.end())
+      auto v = entry.values.find(name);
+      if (v == entry.values.end())
         throw Error(where + " has no value for " + iop_shown(name) + " (the entries disagree on the parameters)");
       int64_t x = 0;
       if (!interop_detail::iop_integral(*v, x))
@@ -362,11 +332,7 @@ InteropData interop_from_db(const nlohmann::json& doc, const std::string& key, c
       e.values.push_back(x);
       values_of[name].insert(x);
     }
-    try {
-      e.measurement = Measurement::from_json(rec.at("measurement"));
-    } catch (const Error& err) {
-      throw Error(where + ": " + err.what());
-    }
+    e.measurement = entry.measurement;
     out.entries.push_back(std::move(e));
   }
   std::sort(out.entries.begin(), out.entries.end(),

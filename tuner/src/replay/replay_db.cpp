@@ -21,31 +21,6 @@ using nlohmann::json;
 
 std::string shown(const std::string& s) { return "\"" + untrusted_json::printable(s, 40) + "\""; }
 
-std::string listed(const std::set<std::string>& names) {
-  std::string out;
-  std::size_t n = 0;
-  for (const std::string& s : names) {
-    if (n++ == 5) return out + ", ...";
-    out += (out.empty() ? "" : ", ") + shown(s);
-  }
-  return out.empty() ? "none" : out;
-}
-
-// The key to replay: `key`, or the DB's only key when `key` is empty.
-std::string wanted_key(const DbTables& db, const std::string& key, const std::string& origin) {
-  const std::set<std::string> all_keys = db.keys();
-  std::string wanted = key;
-  if (wanted.empty()) {
-    if (all_keys.size() != 1)
-      throw Error(origin + ": the DB holds " + std::to_string(all_keys.size()) +
-                  " keys; name one with --key (keys: " + listed(all_keys) + ")");
-    wanted = *all_keys.begin();
-  }
-  if (!all_keys.count(wanted))
-    throw Error(origin + ": no measurements for key " + shown(wanted) + " (keys: " + listed(all_keys) + ")");
-  return wanted;
-}
-
 // Parameters: the names every entry's "values" carry; values sorted ascending.
 std::vector<Parameter> parameters_of(const std::vector<DbEntry>& entries, const std::string& where_key) {
   std::map<std::string, std::set<int64_t>> values_of;
@@ -98,7 +73,7 @@ ReplaySpace ReplaySpace::from_db(const std::filesystem::path& db_file, const std
   using db_replay::shown;
   const std::string origin = db_file.string();
   const DbTables db = DbTables::load(db_file);
-  const std::string wanted = db_replay::wanted_key(db, key, origin);
+  const std::string wanted = db.wanted_key(key, origin);
   // The fingerprint (GPU, driver, kernel version) with the most configs of this key.
   const DbTable& chosen = *db.fullest(wanted);
   const std::vector<DbEntry>& entries = chosen.keys.at(wanted);

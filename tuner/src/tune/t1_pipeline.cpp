@@ -227,14 +227,13 @@ void write_t4_files(const T1TuneRequest& q, const T1Plan& p, const json& tuned, 
   for (const json& table : tables) {
     const std::string db_path = table.at("db").get<std::string>();
     if (!out.contains("db")) out["db"] = db_path;
-    json doc = Db::load_document(db_path).document;
+    // This run's table only: the DB may hold other GPUs' and other kernel versions'.
+    DbTables db = DbTables::load(db_path);
     const std::string digest = table.at("fingerprint").get<std::string>();
-    if (doc.contains("fingerprints") && doc["fingerprints"].is_object())
-      for (auto it = doc["fingerprints"].begin(); it != doc["fingerprints"].end();)
-        it = it.key() == digest ? std::next(it) : doc["fingerprints"].erase(it);
+    std::erase_if(db.tables, [&](const DbTable& t) { return t.digest != digest; });
     const std::string gpu = tables.size() == 1 ? "" : "." + fs::path(db_path).stem().string();
     for (const auto& key : p.keys) {
-      const InteropData data = interop_from_db(doc, key_id(key), db_path);
+      const InteropData data = interop_from_db(db, key_id(key), db_path);
       const fs::path file = out_dir / (p.manifest.kernel + "." + t1_size_text(key) + gpu + ".T4.json");
       write_file_atomic(file, to_t4_results(data).dump(1, ' ', false, json::error_handler_t::replace) + "\n");
       out["t4"].push_back({{"key", key_id(key)}, {"file", file.string()}, {"results", data.entries.size()}});
