@@ -12,6 +12,8 @@
 
 #include <unistd.h>
 
+#include <nlohmann/json.hpp>
+
 #include "cli/commands.hpp"
 #include "ktune/error.hpp"
 #include "ktune/key.hpp"
