@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ktune/db_tables.hpp"
 #include "ktune/fingerprint.hpp"
 #include "ktune/key.hpp"
 #include "ktune/manifest.hpp"
@@ -25,14 +26,13 @@ struct TunePrior {
 
 // The DBs of kernel `m` in `dirs`, read once for all keys; unreadable files are skipped
 // (the tuner warns about its own DB elsewhere).
-std::vector<nlohmann::json> prior_documents(const Manifest& m, const std::vector<std::filesystem::path>& dirs);
+std::vector<DbTables> prior_documents(const Manifest& m, const std::vector<std::filesystem::path>& dirs);
 
 // The fastest timed configs of the most alike other fingerprint in `docs` (same
 // architecture first, then the nearest SM count) at `key`, or at its nearest key (log
 // distance) when that fingerprint lacks it. Measurements of `self` are not a prior.
 // Entries whose values are not a config of `m` are skipped. Empty when there is nothing
 // to start from.
-TunePrior tune_prior(const Manifest& m, const std::vector<nlohmann::json>& docs, const Fingerprint& self,
-                     const Key& key);
+TunePrior tune_prior(const Manifest& m, const std::vector<DbTables>& docs, const Fingerprint& self, const Key& key);
 
 }  // namespace ktune

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "ktune/db.hpp"
+#include "ktune/db_tables.hpp"
 #include "ktune/error.hpp"
 #include "ktune/key.hpp"
 
@@ -21,7 +21,7 @@ namespace {
 
 struct PriorSource {
   GpuIdentity gpu;
-  const json* keys = nullptr;  // key id -> entries
+  const std::map<std::string, std::vector<DbEntry>>* keys = nullptr;  // key id -> entries
 };
 
 // How unlike `self` a GPU is: another architecture far more than another SM count.
@@ -56,8 +56,8 @@ Key prior_key_of(const std::string& id) {
 
 }  // namespace
 
-std::vector<json> prior_documents(const Manifest& m, const std::vector<fs::path>& dirs) {
-  std::vector<json> docs;
+std::vector<DbTables> prior_documents(const Manifest& m, const std::vector<fs::path>& dirs) {
+  std::vector<DbTables> docs;
   std::set<fs::path> seen;
   for (const auto& dir : dirs) {
     std::error_code ec;
@@ -65,8 +65,8 @@ std::vector<json> prior_documents(const Manifest& m, const std::vector<fs::path>
       const fs::path p = fs::weakly_canonical(it->path(), ec);
       if (it->path().extension() != ".json" || !seen.insert(p).second) continue;
       try {
-        json doc = Db::load_document(it->path()).document;
-        if (doc.value("kernel", "") == m.kernel) docs.push_back(std::move(doc));
+        DbTables doc = DbTables::load(it->path());
+        if (doc.kernel == m.kernel) docs.push_back(std::move(doc));
       } catch (const std::exception&) {
       }
     }
@@ -74,17 +74,12 @@ std::vector<json> prior_documents(const Manifest& m, const std::vector<fs::path>
   return docs;
 }
 
-TunePrior tune_prior(const Manifest& m, const std::vector<json>& docs, const Fingerprint& self, const Key& key) {
+TunePrior tune_prior(const Manifest& m, const std::vector<DbTables>& docs, const Fingerprint& self, const Key& key) {
   const std::string self_digest = self.digest();
   std::vector<PriorSource> candidates;
   for (const auto& doc : docs)
-    for (const auto& [digest, fp] : doc.at("fingerprints").items()) {
-      if (digest == self_digest || !fp.contains("keys") || !fp["keys"].is_object()) continue;
-      try {
-        candidates.push_back({Fingerprint::from_json(fp.at("fingerprint")).gpu, &fp["keys"]});
-      } catch (const std::exception&) {
-      }
-    }
+    for (const DbTable& t : doc.tables)
+      if (t.digest != self_digest) candidates.push_back({t.fingerprint.gpu, &t.keys});
   std::stable_sort(candidates.begin(), candidates.end(), [&](const PriorSource& a, const PriorSource& b) {
     return gpu_unlikeness(a.gpu, self.gpu) < gpu_unlikeness(b.gpu, self.gpu);
   });
@@ -92,25 +87,24 @@ TunePrior tune_prior(const Manifest& m, const std::vector<json>& docs, const Fin
     // This key, else the nearest one this GPU measured.
     std::string best_key;
     double best_distance = std::numeric_limits<double>::infinity();
-    for (const auto& [id, entries] : c.keys->items()) {
+    for (const auto& [id, entries] : *c.keys) {
       const double d = prior_key_distance(prior_key_of(id), key);
       if (d < best_distance) best_distance = d, best_key = id;
     }
     if (best_key.empty()) continue;
     std::vector<std::pair<double, std::size_t>> timed;
     std::set<std::size_t> taken;
-    for (const auto& [id, e] : (*c.keys)[best_key].items()) {
-      const json& meas = e.value("measurement", json::object());
-      if (meas.value("status", "") != "ok" || meas.value("abandoned", false) || !e.contains("values")) continue;
+    for (const DbEntry& e : c.keys->at(best_key)) {
+      if (e.measurement.status != Status::Ok || e.measurement.abandoned) continue;
       std::vector<int64_t> values;
       for (const auto& p : m.spec.parameters) {
-        const json& v = e["values"].value(p.name, json());
+        const json& v = e.values.value(p.name, json());
         if (!v.is_number_integer()) break;
         values.push_back(v.get<int64_t>());
       }
       if (values.size() != m.spec.parameters.size()) continue;
       if (auto index = m.configs.find(values); index && taken.insert(*index).second)
-        timed.emplace_back(meas.value("median_ms", 0.0), *index);
+        timed.emplace_back(e.measurement.median_ms, *index);
     }
     if (timed.empty()) continue;
     std::stable_sort(timed.begin(), timed.end());

@@ -512,7 +512,7 @@ json tune_group(const TuneOptions& o, const Manifest& m, GpuPool& pool, const Fi
 
   std::vector<fs::path> prior_dirs = {o.db_dir};
   for (const auto& d : o.prior_dirs) prior_dirs.emplace_back(d);
-  const std::vector<json> prior_docs = prior_documents(m, prior_dirs);  // read once, for every key
+  const std::vector<DbTables> prior_docs = prior_documents(m, prior_dirs);  // read once, for every key
   std::vector<KeySummary> summaries;
   for (const auto& key : o.keys) {
     KeySummary ks;
