@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ktune/db.hpp"
+#include "ktune/db_tables.hpp"
 #include "ktune/error.hpp"
 #include "ktune/fingerprint.hpp"
 
@@ -72,18 +73,17 @@ json merge_load_checked(const fs::path& path, std::string& kernel, const fs::pat
 // Adds one input's entries to the plan; between inputs, the better measurement of a config
 // stays (the earlier input on a tie), so counts below compare each config once.
 void merge_plan_add(std::map<std::string, MergeFilePlan>& plan, const json& doc) {
-  for (const auto& [digest, slot] : doc.at("fingerprints").items()) {
-    Fingerprint fp = Fingerprint::from_json(slot.at("fingerprint"));
-    MergeFilePlan& file = plan[fp.gpu.model_slug() + ".json"];
-    auto [it, made] = file.try_emplace(digest);
-    if (made) it->second.fp = std::move(fp);
-    for (const auto& [key, configs] : slot.at("keys").items()) {
+  for (DbTable& t : DbTables::of(doc).tables) {
+    MergeFilePlan& file = plan[t.fingerprint.gpu.model_slug() + ".json"];
+    auto [it, made] = file.try_emplace(t.digest);
+    if (made) it->second.fp = std::move(t.fingerprint);
+    for (auto& [key, entries] : t.keys) {
       auto& planned = it->second.keys[key];
-      for (const auto& [id, rec] : configs.items()) {
-        MergeCandidate c{rec.at("values"), Measurement::from_json(rec.at("measurement"))};
-        auto have = planned.find(id);
+      for (DbEntry& e : entries) {
+        MergeCandidate c{std::move(e.values), std::move(e.measurement)};
+        auto have = planned.find(e.config_id);
         if (have == planned.end())
-          planned.emplace(id, std::move(c));
+          planned.emplace(e.config_id, std::move(c));
         else if (merge_prefers(c.measurement, have->second.measurement))
           have->second = std::move(c);
       }
