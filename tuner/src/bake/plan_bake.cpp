@@ -9,6 +9,7 @@
 #include "ktune/plan_bake.hpp"
 #include "ktune/cuda_arch.hpp"
 #include "ktune/db.hpp"
+#include "ktune/db_tables.hpp"
 #include "ktune/error.hpp"
 #include "ktune/key.hpp"
 #include "ktune/measurement.hpp"
@@ -40,7 +41,7 @@ std::optional<std::vector<int64_t>> key_values(const std::string& text, const st
 
 struct Candidate {
   Fingerprint fp;
-  const json* keys;
+  const std::map<std::string, std::vector<DbEntry>>* keys;  // key id -> entries
   std::string file;
   std::size_t ok = 0;
   std::string arch;  // the listed architecture whose cubins its GPU runs
@@ -69,22 +70,22 @@ BakeTable make_table(const Candidate& c, const BakePlan& plan, const Manifest& m
   std::map<std::string, std::vector<double>> ratios;  // config -> time / key's best, per key
   std::size_t bad_keys = 0, outside = 0;
   std::string first_outside;
-  for (const auto& [key_text, configs] : c.keys->items()) {
+  for (const auto& [key_text, entries] : *c.keys) {
     auto key = key_values(key_text, plan.key_dims);
     if (!key) {
       ++bad_keys;
       continue;
     }
     std::map<std::string, double> times;
-    for (const auto& [id, rec] : configs.items()) {
-      if (!in_space(m, rec.at("values"))) {
-        if (outside++ == 0) first_outside = "key \"" + key_text + "\", config " + id;
+    for (const DbEntry& e : entries) {
+      if (!in_space(m, e.values)) {
+        if (outside++ == 0) first_outside = "key \"" + key_text + "\", config " + e.config_id;
         continue;
       }
-      if (!compiled(id)) continue;
-      Measurement m = Measurement::from_json(rec.at("measurement"));
-      if (m.status != Status::Ok || m.abandoned || !std::isfinite(m.median_ms) || m.median_ms <= 0) continue;
-      times[id] = m.median_ms;
+      if (!compiled(e.config_id)) continue;
+      const Measurement& r = e.measurement;
+      if (r.status != Status::Ok || r.abandoned || !std::isfinite(r.median_ms) || r.median_ms <= 0) continue;
+      times[e.config_id] = r.median_ms;
     }
     if (times.empty()) continue;
     auto best =
@@ -173,7 +174,7 @@ BakePlan plan_bake_archs(const Manifest& m, const std::map<std::string, BakeArch
 
   std::set<std::string> taken;  // GPU models already given a table by an earlier directory
   std::size_t stale = 0;
-  std::deque<json> documents;  // kept alive and in place: candidates point into them
+  std::deque<DbTables> documents;  // kept alive and in place: candidates point into them
   for (const fs::path& dir : db_dirs) {
     std::error_code ec;
     if (!fs::is_directory(dir, ec)) continue;
@@ -195,9 +196,9 @@ BakePlan plan_bake_archs(const Manifest& m, const std::map<std::string, BakeArch
         continue;
       }
       if (loaded.skipped) plan.warnings.push_back(loaded.warning);
-      documents.push_back(std::move(loaded.document));
-      for (const auto& [digest, slot] : documents.back()["fingerprints"].items()) {
-        Candidate c{Fingerprint::from_json(slot.at("fingerprint")), &slot.at("keys"), file.string()};
+      documents.push_back(DbTables::of(loaded.document));
+      for (const DbTable& table : documents.back().tables) {
+        Candidate c{table.fingerprint, &table.keys, file.string()};
         const std::string slug = c.fp.gpu.model_slug();
         const std::string* arch = arch_of(c.fp.gpu);
         if (!arch) {
@@ -222,8 +223,8 @@ BakePlan plan_bake_archs(const Manifest& m, const std::map<std::string, BakeArch
         }
         c.arch = *arch;
         if (taken.count(slug)) continue;
-        for (const auto& [key, configs] : c.keys->items())
-          for (const auto& [id, rec] : configs.items()) c.ok += rec.at("measurement").value("status", "") == "ok";
+        for (const auto& [key, entries] : *c.keys)
+          for (const DbEntry& e : entries) c.ok += e.measurement.status == Status::Ok;
         auto it = best.find(slug);
         if (it == best.end() || c.ok > it->second.ok) best[slug] = c;
       }
