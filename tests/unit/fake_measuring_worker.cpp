@@ -30,7 +30,6 @@
 #include "ktune/measurement.hpp"
 #include "ktune/worker_protocol.hpp"
 #include "ktune/stopping_rule.hpp"
-#include "ktune/worker_process.hpp"
 
 namespace ktune {
 namespace {

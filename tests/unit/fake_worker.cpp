@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ktune/error.hpp"
-#include "ktune/worker_process.hpp"
+#include "ktune/worker_protocol.hpp"
 
 namespace {
 

@@ -16,6 +16,7 @@
 
 #include "ktune/error.hpp"
 #include "ktune/worker_process.hpp"
+#include "ktune/worker_protocol.hpp"
 
 #ifndef KTUNE_FAKE_WORKER
 #error "KTUNE_FAKE_WORKER must name the fake_worker executable"

@@ -1,5 +1,6 @@
 #pragma once
 // A child process that answers requests, one JSON line each way, and may crash or hang.
+// (The child's side of the channel: WorkerChannel in worker_protocol.hpp.)
 // The tuner runs candidates in one so that a crash, a sticky CUDA error or an infinite
 // loop costs a worker, never the tuner: the caller kills it and starts another.
 #include <chrono>
@@ -54,19 +55,6 @@ class WorkerProcess {
   int to_child_ = -1;
   int from_child_ = -1;
   std::string buffer_;
-};
-
-// The worker side: reads requests from stdin, writes each reply as one line on `reply_fd`.
-class WorkerChannel {
- public:
-  explicit WorkerChannel(int reply_fd);
-  std::optional<nlohmann::json> next_request();  // nullopt at end of input
-  void reply(const nlohmann::json& j);
-  // "--reply-fd=N" in argv → N, else -1.
-  static int reply_fd_from_args(int argc, char** argv);
-
- private:
-  int reply_fd_;
 };
 
 }  // namespace ktune

@@ -1,6 +1,7 @@
 #pragma once
 // What the tuner and its measuring worker say to each other, one JSON line each way (the
-// channel: tune/worker_process.hpp). Both sides write and read messages through these
+// tuner's side of the channel: WorkerProcess, worker_process.hpp; the worker's: WorkerChannel,
+// below). Both sides write and read messages through these
 // types only, so a field is named in one place.
 //
 //   worker, once started:  ReadyReply
@@ -56,5 +57,18 @@ struct MeasureRequest {
 
 // A request's op: "prepare", "measure", or what else a test's worker understands.
 std::string request_op(const nlohmann::json& request);
+
+// The worker side: reads requests from stdin, writes each reply as one line on `reply_fd`.
+class WorkerChannel {
+ public:
+  explicit WorkerChannel(int reply_fd);
+  std::optional<nlohmann::json> next_request();  // nullopt at end of input
+  void reply(const nlohmann::json& j);
+  // "--reply-fd=N" in argv → N, else -1.
+  static int reply_fd_from_args(int argc, char** argv);
+
+ private:
+  int reply_fd_;
+};
 
 }  // namespace ktune

@@ -16,7 +16,7 @@
 #include "ktune/manifest.hpp"
 #include "ktune/tuner.hpp"
 #include "ktune/text.hpp"
-#include "ktune/worker_process.hpp"
+#include "ktune/worker_protocol.hpp"
 #include "measure/worker.hpp"
 
 int main(int argc, char** argv) {

@@ -19,7 +19,6 @@
 #include "ktune/launch_config.hpp"
 #include "ktune/measurement.hpp"
 #include "ktune/stopping_rule.hpp"
-#include "ktune/worker_process.hpp"
 #include "ktune/worker_protocol.hpp"
 
 namespace ktune {

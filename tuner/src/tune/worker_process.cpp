@@ -401,56 +401,6 @@ WorkerProcess::Result WorkerProcess::read_line(milliseconds timeout) {
   }
 }
 
-WorkerChannel::WorkerChannel(int reply_fd) : reply_fd_(reply_fd) {
-  if (reply_fd < 0 || ::fcntl(reply_fd, F_GETFD) < 0)
-    throw Error("worker: no usable reply fd (" + std::to_string(reply_fd) +
-                "); run it from ktune, which passes --reply-fd=N");
-  // Programs this worker execs must not hold the reply pipe open: the tuner sees the
-  // worker's death as EOF on it.
-  ::fcntl(reply_fd, F_SETFD, FD_CLOEXEC);
-}
-
-std::optional<json> WorkerChannel::next_request() {
-  std::string line;
-  while (std::getline(std::cin, line)) {
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;  // blank line
-    json request = json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (request.is_discarded()) throw Error("worker: malformed request line (not JSON): " + line.substr(0, 200));
-    return request;
-  }
-  return std::nullopt;
-}
-
-void WorkerChannel::reply(const json& j) {
-  std::string line = j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
-  std::size_t done = 0;
-  while (done < line.size()) {
-    ssize_t n = ::write(reply_fd_, line.data() + done, line.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0)
-      throw Error("worker: cannot write reply to fd " + std::to_string(reply_fd_) + ": " +
-                  errno_text(n < 0 ? errno : EIO));
-    done += static_cast<std::size_t>(n);
-  }
-}
-
-int WorkerChannel::reply_fd_from_args(int argc, char** argv) {
-  static constexpr std::string_view kPrefix = "--reply-fd=";
-  for (int i = 1; i < argc; ++i) {
-    std::string_view arg = argv[i] ? argv[i] : "";
-    if (!arg.starts_with(kPrefix)) continue;
-    std::string_view digits = arg.substr(kPrefix.size());
-    if (digits.empty() || digits.size() > 9) return -1;
-    int fd = 0;
-    for (char c : digits) {
-      if (c < '0' || c > '9') return -1;
-      fd = fd * 10 + (c - '0');
-    }
-    return fd;
-  }
-  return -1;
-}
-
 bool WorkerProcess::exited() const {
   if (pid_ <= 0) return true;
   siginfo_t info{};
