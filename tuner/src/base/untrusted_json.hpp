@@ -51,6 +51,9 @@ inline std::string printable(std::string_view s, std::size_t max = 80) {
 }
 
 // Why the parser refused: the kind of error and where, without the "last read" excerpt.
+// A name read from a file, quoted and cut to one short line for a message.
+inline std::string quoted(std::string_view s) { return "\"" + printable(s, 40) + "\""; }
+
 inline std::string parse_error_detail(const nlohmann::json::parse_error& e, std::size_t size) {
   std::string detail = "syntax error at byte " + std::to_string(e.byte);
   const std::string what = e.what();

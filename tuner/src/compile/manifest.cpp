@@ -24,7 +24,7 @@ namespace {
 namespace manifest_json {
 
 // Names from a hostile file can be megabytes long; messages stay one short line.
-std::string shown(const std::string& s) { return "\"" + untrusted_json::printable(s, 40) + "\""; }
+std::string shown(const std::string& s) { return untrusted_json::quoted(s); }
 
 const json& member(const json& obj, const char* key, const std::string& origin, const char* where) {
   if (!obj.is_object()) throw Error(origin + ": " + where + " is not an object");

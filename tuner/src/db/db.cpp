@@ -37,7 +37,7 @@ Stamp stamp_of(const fs::path& path) {
 }
 
 // Names from a hostile file can be megabytes long; messages stay one short line.
-std::string shown_name(const std::string& s) { return "\"" + untrusted_json::printable(s, 40) + "\""; }
+std::string shown_name(const std::string& s) { return untrusted_json::quoted(s); }
 
 // Kernel names are C identifiers (ktune_add_kernel checks): they name files, targets and
 // namespaces. Anything else in a DB is damage.

@@ -33,7 +33,7 @@ std::set<std::string> DbTables::keys() const {
 namespace {
 
 // Names from a hostile file can be megabytes long; messages stay one short line.
-std::string shown(const std::string& s) { return "\"" + untrusted_json::printable(s, 40) + "\""; }
+std::string shown(const std::string& s) { return untrusted_json::quoted(s); }
 
 std::string listed(const std::set<std::string>& names) {
   std::string out;

@@ -24,7 +24,7 @@ using nlohmann::json;
 using nlohmann::ordered_json;
 
 // Names from a hostile file can be megabytes long; messages stay one short line.
-std::string iop_shown(const std::string& s) { return "\"" + untrusted_json::printable(s, 40) + "\""; }
+std::string iop_shown(const std::string& s) { return untrusted_json::quoted(s); }
 
 template <class J>
 std::string iop_excerpt(const J& v) {

@@ -19,7 +19,7 @@ namespace kt_cache {
 using nlohmann::json;
 
 // Names from a hostile file can be megabytes long; messages stay one short line.
-std::string cache_name(const std::string& s) { return "\"" + untrusted_json::printable(s, 40) + "\""; }
+std::string cache_name(const std::string& s) { return untrusted_json::quoted(s); }
 
 // ktune spaces are integer-valued. Kernel Tuner's may hold any Python value: integral
 // numbers (1 or 1.0) and booleans (as 0/1) map exactly; anything else is refused.

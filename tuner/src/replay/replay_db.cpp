@@ -19,7 +19,7 @@ namespace db_replay {
 
 using nlohmann::json;
 
-std::string shown(const std::string& s) { return "\"" + untrusted_json::printable(s, 40) + "\""; }
+std::string shown(const std::string& s) { return untrusted_json::quoted(s); }
 
 // Parameters: the names every entry's "values" carry; values sorted ascending.
 std::vector<Parameter> parameters_of(const std::vector<DbEntry>& entries, const std::string& where_key) {

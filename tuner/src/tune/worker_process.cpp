@@ -5,7 +5,6 @@
 #include <csignal>
 #include <cstring>
 #include <ctime>
-#include <iostream>
 #include <string_view>
 #include <thread>
 
