@@ -1,5 +1,7 @@
 // How well each search strategy does on recorded spaces, against uniform random search
-// (issue: search strategies). For every Kernel Tuner cache in the data directory, every
+// (issue: search strategies). For every Kernel Tuner cache in the data directories (by
+// default the shared benchmark_hub recordings and this project's own, benchmarks/recordings/;
+// --data, repeatable, names others), every
 // strategy, seeds 0..S-1 and budgets of 0.5, 1, 2, 5 and 10 % of the space:
 //
 //   score(n) = (R(n) - B(n)) / (R(n) - optimum)
@@ -14,10 +16,13 @@
 // --in-flight N scores them as the tuner runs them with N slots (16 compile jobs + 2 per
 // GPU: 18): proposals run ahead of the results as far as proposals_ahead(N, budget) lets
 // them, as the tuner's compile pool does; the default, 1, is one proposal at a time.
+// --within P adds, under each strategy's scores, the share of seeds whose best is within P %
+// of the optimum at each budget (the time-to-quality question: how often is a search close).
 // --prior scores transfer instead: for each ordered pair of recordings of one kernel (the
 // same parameters) on different GPUs, each strategy on the target with the other's ranking
 // as its prior (ktune/prior.hpp) and without, at budgets of 0.5, 1 and 2 %.
-// usage: bench_strategies [--data DIR] [--seeds S] [--strategies a,b,...] [--in-flight N] [--prior]
+// usage: bench_strategies [--data DIR]... [--seeds S] [--strategies a,b,...] [--in-flight N] [--within P]
+//                        [--prior]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -141,11 +146,12 @@ int transfer(const std::vector<fs::path>& files, const std::vector<std::string>&
 }  // namespace
 
 int main(int argc, char** argv) {
-  fs::path data = "../shared/data/benchmark_hub";
+  std::vector<fs::path> data;
   int seeds = 50;
   std::size_t in_flight = 1;
   std::vector<std::string> strategies = ktune::strategy_names();
   bool prior = false;
+  double within_pct = 0;  // 0: no "within" rows
   for (int a = 1; a < argc; ++a) {
     const std::string opt = argv[a];
     if (opt == "--prior") {
@@ -158,26 +164,35 @@ int main(int argc, char** argv) {
     }
     ++a;
     if (opt == "--data")
-      data = argv[a];
+      data.emplace_back(argv[a]);
     else if (opt == "--seeds")
       seeds = std::atoi(argv[a]);
     else if (opt == "--strategies")
       strategies = split(argv[a]);
+    else if (opt == "--within")
+      within_pct = std::atof(argv[a]);
     else if (opt == "--in-flight")
       in_flight = static_cast<std::size_t>(std::max(1, std::atoi(argv[a])));
     else {
-      std::fprintf(stderr, "usage: %s [--data DIR] [--seeds S] [--strategies a,b,...] [--in-flight N] [--prior]\n",
-                   argv[0]);
+      std::fprintf(
+          stderr,
+          "usage: %s [--data DIR]... [--seeds S] [--strategies a,b,...] [--in-flight N] [--within P] [--prior]\n",
+          argv[0]);
       return 2;
     }
   }
+  if (data.empty()) data = {"../shared/data/benchmark_hub", "benchmarks/recordings"};
   std::vector<fs::path> files;
-  std::error_code ec;
-  for (const auto& f : fs::directory_iterator(data, ec))
-    if (f.path().string().ends_with(".json.gz")) files.push_back(f.path());
-  std::sort(files.begin(), files.end());
+  for (const fs::path& dir : data) {
+    std::error_code ec;
+    for (const auto& f : fs::directory_iterator(dir, ec))
+      if (f.path().string().ends_with(".json.gz")) files.push_back(f.path());
+    if (ec) std::printf("bench_strategies: cannot read %s: %s\n", dir.c_str(), ec.message().c_str());
+  }
+  std::sort(files.begin(), files.end(),
+            [](const fs::path& a, const fs::path& b) { return a.filename() < b.filename(); });
   if (files.empty()) {
-    std::printf("bench_strategies: no Kernel Tuner caches (*.json.gz) in %s\n", data.c_str());
+    std::printf("bench_strategies: no Kernel Tuner caches (*.json.gz) in the data directories\n");
     return 1;
   }
 
@@ -209,12 +224,14 @@ int main(int argc, char** argv) {
 
     for (const std::string& strategy : strategies) {
       std::vector<double> mean_best(budgets.size(), 0);
+      std::vector<int> close(budgets.size(), 0);  // seeds within within_pct of the optimum
       const auto start = std::chrono::steady_clock::now();
       for (int seed = 0; seed < seeds; ++seed)
         for (std::size_t b = 0; b < budgets.size(); ++b) {
           const ktune::SimulationResult r = ktune::simulate(space, strategy, budgets[b], static_cast<uint64_t>(seed),
                                                             nullptr, 0, ktune::proposals_ahead(in_flight, budgets[b]));
           mean_best[b] += (r.best_ms ? *r.best_ms : worst) / seeds;
+          if (r.best_ms && *r.best_ms <= optimum * (1 + within_pct / 100)) ++close[b];
         }
       const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       std::printf("%-34s %-14s", label.c_str(), strategy.c_str());
@@ -226,6 +243,11 @@ int main(int argc, char** argv) {
         std::printf(" %8.3f", score);
       }
       std::printf(" %6.3f %7.3f\n", sum / budgets.size(), seconds / seeds);
+      if (within_pct > 0) {
+        std::printf("%-34s   within %4.1f %%", "", within_pct);
+        for (int c : close) std::printf(" %8.2f", static_cast<double>(c) / seeds);
+        std::printf("\n");
+      }
       space_mean[label][strategy] = sum / budgets.size();
     }
     std::printf("%-34s %-14s", "  (n = evaluations)", "");

@@ -10,6 +10,7 @@
 #   sampled: the budgeted runs, each in a fresh directory (<out>/sampled.txt: their rows, with
 #     each run's Σ nvcc CPU; a cut call is resumed by the next, the rows done kept).
 #   table: both against each other, once both are done.
+#   BUDGETS="5%" (default "1% 2% 5%") limits the sampled runs to those budgets.
 set -uo pipefail
 tool=$1 spec=$2 out=$3 jobs=$4 what=$5
 mkdir -p "$out"
@@ -32,9 +33,9 @@ if [[ $what == exhaustive ]]; then
   fi
 fi
 
-python3 - "$out" "$jobs" "$what" "$tool" "$spec" <<'PY'
+python3 - "$out" "$jobs" "$what" "$tool" "$spec" "${BUDGETS:-1% 2% 5%}" <<'PY'
 import json, os, statistics, subprocess, sys, time
-out, jobs, what, tool, spec = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
+out, jobs, what, tool, spec, budgets = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6]
 
 def best_of(doc):
     keys = doc.get("summary", {}).get("keys", [])
@@ -56,7 +57,7 @@ if what == "sampled":
     path = os.path.join(out, "sampled.txt")
     done = {tuple(l.split()[:2]) for l in open(path)} if os.path.exists(path) else set()
     with open(path, "a") as rows:
-        for pct in ("1%", "2%", "5%"):
+        for pct in budgets.split():
             for seed in range(1, 6):
                 if (pct, str(seed)) in done:
                     continue
