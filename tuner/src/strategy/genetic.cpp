@@ -1,16 +1,20 @@
 // A steady-state genetic algorithm on value positions, with local refinement. The
 // population is the fastest configs measured so far (elitist: a child joins only by beating
-// a member, and failures never join). After a random initial population, a third of the
-// proposals refine the best so far (an untried neighbour one value away, as `local` tries
-// first) and the rest are children: two parents by binary tournament, uniform crossover,
-// then mutation of each gene with probability 1/width, half the time to a neighbouring
-// value, half to any value. Steady state rather than generations, because the tuner
-// proposes one config whenever a compile slot frees. The refinement pays most when
-// proposals run ahead of results (replay, docs/search.md): the best so far is known while
-// children bred from it are still pending. A child that is not a valid config, or was
-// measured already, is repaired by reverting its genes to one parent's, one at a time in
-// random order, until it is a new valid config; when that fails a few times the child is
-// resampled at random.
+// a member, and failures never join). After a random initial population, a share of the
+// proposals refine the best so far and the rest are children: two parents by binary
+// tournament, uniform crossover, then mutation of each gene with probability 1/width, half
+// the time to a neighbouring value, half to any value. Refinement tries the best's untried
+// neighbours one value away first (as `local` does), then any other value of one parameter:
+// a fast region is often reached by a jump in one parameter (a tile of 4 to one of 2) that
+// no adjacent step makes. The share is a third until half the budget is proposed, then
+// grows to all of it at the end: breed while there is budget to explore, exploit the best
+// as it runs out. Steady state rather than generations, because the tuner proposes one
+// config whenever a compile slot frees. The refinement pays most when proposals run ahead
+// of results (replay, docs/search.md): the best so far is known while children bred from
+// it are still pending. A child that is not a valid config, or was measured already, is
+// repaired by reverting its genes to one parent's, one at a time in random order, until it
+// is a new valid config; when that fails a few times the child is resampled at random.
+#include <algorithm>
 #include <string>
 
 #include "ktune/strategy.hpp"
@@ -26,8 +30,10 @@ constexpr std::size_t kGeneticMinPopulation = 8;
 constexpr std::size_t kGeneticMaxPopulation = 32;
 // Children bred (and repaired) per proposal before falling back to a random config.
 constexpr int kGeneticTries = 8;
-// Proposals that refine the best so far (an untried adjacent neighbour) instead of breeding.
+// Proposals that refine the best so far instead of breeding, until kRampFrom of the budget is
+// proposed; from there the share grows linearly to 1 at the budget's end.
 constexpr double kRefineShare = 1.0 / 3;
+constexpr double kRampFrom = 0.5;
 
 class Genetic final : public Strategy {
  public:
@@ -50,21 +56,33 @@ class Genetic final : public Strategy {
       if (members.size() == population_) break;
       members.push_back(i);
     }
-    if (state_.unit() < kRefineShare)
+    if (state_.unit() < refine_share())
       if (auto j = neighbour_of_best()) return j;
     return breed_child(state_, members, kGeneticTries);
   }
 
-  // An untried neighbour of the best config so far, adjacent values first.
+  double refine_share() const {
+    const double progress = static_cast<double>(state_.proposed()) / static_cast<double>(state_.limit());
+    return kRefineShare + (1 - kRefineShare) * std::clamp((progress - kRampFrom) / (1 - kRampFrom), 0.0, 1.0);
+  }
+
+  // An untried neighbour of the best config so far: adjacent values first, each group in
+  // random order, then the rest of its Hamming neighbourhood.
   std::optional<std::size_t> neighbour_of_best() {
     const std::size_t best = state_.ranking().begin()->second;
     if (best != queue_of_) {
       queue_of_ = best;
       const SearchSpace& space = state_.space();
-      std::vector<std::size_t> near = space.adjacent(best);
+      std::vector<std::size_t> near = space.adjacent(best), far = space.hamming(best);
+      std::sort(near.begin(), near.end());
+      std::erase_if(far, [&](std::size_t j) {
+        return state_.was_proposed(j) || std::binary_search(near.begin(), near.end(), j);
+      });
       std::erase_if(near, [&](std::size_t j) { return state_.was_proposed(j); });
       state_.shuffle(near);
-      queue_ = std::move(near);
+      state_.shuffle(far);
+      far.insert(far.end(), near.begin(), near.end());  // popped from the back: adjacent first
+      queue_ = std::move(far);
     }
     while (!queue_.empty()) {
       const std::size_t j = queue_.back();
