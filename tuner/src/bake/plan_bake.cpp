@@ -3,6 +3,9 @@
 #include <deque>
 #include <map>
 #include <optional>
+#include <set>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -146,111 +149,153 @@ BakePlan plan_bake_if(const Manifest& m, const std::string& kernel_hash, const s
   return plan_bake_archs(m, archs, db_dirs);
 }
 
-BakePlan plan_bake_archs(const Manifest& m, const std::map<std::string, BakeArch>& archs,
-                         const std::vector<fs::path>& db_dirs) {
-  BakePlan plan;
-  plan.kernel = m.kernel;
-  if (!m.keys.empty())
-    for (const auto& [name, value] : m.keys.front()) plan.key_dims.push_back(name);
-  std::vector<BakedArch> listed;
-  std::vector<std::string> listed_text;
-  for (const auto& [text, view] : archs)
-    if (auto a = parse_cuda_arch(text)) {
-      listed.push_back(*a);
-      listed_text.push_back(text);
-    }
-  // The listed architecture a GPU of this compute capability runs the cubins of.
-  auto arch_of = [&](const GpuIdentity& g) -> const std::string* {
-    const auto a = cubin_arch_for(listed, g.cc_major, g.cc_minor);
-    if (!a) return nullptr;
-    for (std::size_t i = 0; i < listed.size(); ++i)
-      if (listed[i].major == a->major && listed[i].minor == a->minor && listed[i].arch_specific == a->arch_specific)
-        return &listed_text[i];
-    return nullptr;
-  };
-  std::string names;
-  for (const auto& t : listed_text) names += (names.empty() ? "" : ", ") + t;
-  std::map<std::string, std::string> unserved;  // GPU model -> why no GPU could choose its table
+namespace {
 
-  std::set<std::string> taken;  // GPU models already given a table by an earlier directory
-  std::size_t stale = 0;
-  std::deque<DbTables> documents;  // kept alive and in place: candidates point into them
-  for (const fs::path& dir : db_dirs) {
+// The architectures a build lists, and which of them a GPU runs the cubins of.
+struct ListedArchs {
+  std::vector<BakedArch> archs;
+  std::vector<std::string> texts;  // as the build spells them
+
+  explicit ListedArchs(const std::map<std::string, BakeArch>& given) {
+    for (const auto& [text, view] : given)
+      if (auto a = parse_cuda_arch(text)) {
+        archs.push_back(*a);
+        texts.push_back(text);
+      }
+  }
+  const std::string* arch_of(const GpuIdentity& g) const {
+    const auto a = cubin_arch_for(archs, g.cc_major, g.cc_minor);
+    if (!a) return nullptr;
+    for (std::size_t i = 0; i < archs.size(); ++i)
+      if (archs[i].major == a->major && archs[i].minor == a->minor && archs[i].arch_specific == a->arch_specific)
+        return &texts[i];
+    return nullptr;
+  }
+  std::string names() const {
+    std::string out;
+    for (const auto& t : texts) out += (out.empty() ? "" : ", ") + t;
+    return out;
+  }
+};
+
+// Why a GPU of a DB file can never choose its table in this build.
+std::string unserved_reason(const GpuIdentity& g, const std::string& file, const std::string& names) {
+  const std::string where = g.name + " (" + file + ")";
+  if (g.cc_major <= 0)
+    return where + " records compute capability " + std::to_string(g.cc_major) + "." + std::to_string(g.cc_minor) +
+           " (an import that did not know the GPU): no GPU could ever choose its table, so it is left out; "
+           "import it again naming the GPU's compute capability (ktune import --cc)";
+  return where + " is sm_" + std::to_string(g.cc_major) + std::to_string(g.cc_minor) +
+         ", which none of the architectures this build lists (" + names +
+         ") runs cubins for: no GPU could choose its table, so it is left out; add " + std::to_string(g.cc_major) +
+         std::to_string(g.cc_minor) + " to CMAKE_CUDA_ARCHITECTURES (or KTUNE_CUDA_ARCH) to bake it";
+}
+
+// The plan built directory by directory: a GPU model's table comes from the first directory
+// that has usable results for it, from its fingerprint with the most ok results there.
+class BakePlanner {
+ public:
+  BakePlanner(const Manifest& m, const std::map<std::string, BakeArch>& archs) : m_(m), archs_(archs), listed_(archs) {
+    plan_.kernel = m.kernel;
+    if (!m.keys.empty())
+      for (const auto& [name, value] : m.keys.front()) plan_.key_dims.push_back(name);
+  }
+
+  void read_directory(const fs::path& dir) {
     std::error_code ec;
-    if (!fs::is_directory(dir, ec)) continue;
+    if (!fs::is_directory(dir, ec)) return;
     std::vector<fs::path> files;
     for (const auto& f : fs::directory_iterator(dir, ec))
       if (f.path().extension() == ".json" && f.is_regular_file(ec)) files.push_back(f.path());
     std::sort(files.begin(), files.end());
     std::map<std::string, Candidate> best;  // by GPU model: the fingerprint with most ok results
-    for (const fs::path& file : files) {
-      Db::Loaded loaded;
-      try {
-        loaded = Db::load_document(file);
-      } catch (const Error& e) {
-        plan.warnings.push_back(std::string("skipped ") + e.what());
-        continue;
-      }
-      if (loaded.document.value("kernel", "") != m.kernel) {
-        plan.warnings.push_back("skipped " + file.string() + ": a DB of another kernel");
-        continue;
-      }
-      if (loaded.skipped) plan.warnings.push_back(loaded.warning);
-      documents.push_back(DbTables::of(loaded.document));
-      for (const DbTable& table : documents.back().tables) {
-        Candidate c{table.fingerprint, &table.keys, file.string()};
-        const std::string slug = c.fp.gpu.model_slug();
-        const std::string* arch = arch_of(c.fp.gpu);
-        if (!arch) {
-          const GpuIdentity& g = c.fp.gpu;
-          const std::string where = g.name + " (" + file.string() + ")";
-          unserved.emplace(slug, g.cc_major <= 0
-                                     ? where + " records compute capability " + std::to_string(g.cc_major) + "." +
-                                           std::to_string(g.cc_minor) +
-                                           " (an import that did not know the GPU): no GPU could ever choose its "
-                                           "table, so it is left out; "
-                                           "import it again naming the GPU's compute capability (ktune import --cc)"
-                                     : where + " is sm_" + std::to_string(g.cc_major) + std::to_string(g.cc_minor) +
-                                           ", which none of the architectures this build lists (" + names +
-                                           ") runs cubins for: no GPU could choose its table, so it is left out; add " +
-                                           std::to_string(g.cc_major) + std::to_string(g.cc_minor) +
-                                           " to CMAKE_CUDA_ARCHITECTURES (or KTUNE_CUDA_ARCH) to bake it");
-          continue;
-        }
-        if (c.fp.kernel_hash != archs.at(*arch).kernel_hash) {
-          ++stale;
-          continue;
-        }
-        c.arch = *arch;
-        if (taken.count(slug)) continue;
-        for (const auto& [key, entries] : *c.keys)
-          for (const DbEntry& e : entries) c.ok += e.measurement.status == Status::Ok;
-        auto it = best.find(slug);
-        if (it == best.end() || c.ok > it->second.ok) best[slug] = c;
-      }
-    }
+    for (const fs::path& file : files)
+      if (const DbTables* tables = load(file))
+        for (const DbTable& table : tables->tables) consider(table, file.string(), best);
     for (const auto& [slug, c] : best) {
-      BakeTable t = make_table(c, plan, m, archs.at(c.arch).compiled, plan.warnings);
+      BakeTable t = make_table(c, plan_, m_, archs_.at(c.arch).compiled, plan_.warnings);
       if (t.entries.empty()) continue;  // nothing usable here: a later directory may have it
-      taken.insert(slug);
-      plan.tables.push_back(std::move(t));
+      taken_.insert(slug);
+      plan_.tables.push_back(std::move(t));
     }
   }
-  for (const auto& [slug, why] : unserved)
-    if (!taken.count(slug)) plan.warnings.push_back(why);
-  if (stale)
-    plan.warnings.push_back(std::to_string(stale) +
-                            " fingerprint(s) of an earlier version of the kernel "
-                            "(source, headers, flags or space changed) were not used");
-  if (plan.tables.empty()) {
-    plan.note = "no tuning results for this kernel version: baked the DEFAULT config only";
-  } else {
-    plan.note = "baked";
-    for (std::size_t i = 0; i < plan.tables.size(); ++i)
-      plan.note += std::string(i ? ";" : "") + " " + plan.tables[i].gpu.name + " (" +
-                   std::to_string(plan.tables[i].entries.size()) + " keys, from " + plan.tables[i].source + ")";
+
+  BakePlan finish() {
+    for (const auto& [slug, why] : unserved_)
+      if (!taken_.count(slug)) plan_.warnings.push_back(why);
+    if (stale_)
+      plan_.warnings.push_back(std::to_string(stale_) +
+                               " fingerprint(s) of an earlier version of the kernel "
+                               "(source, headers, flags or space changed) were not used");
+    if (plan_.tables.empty()) {
+      plan_.note = "no tuning results for this kernel version: baked the DEFAULT config only";
+    } else {
+      plan_.note = "baked";
+      for (std::size_t i = 0; i < plan_.tables.size(); ++i)
+        plan_.note += std::string(i ? ";" : "") + " " + plan_.tables[i].gpu.name + " (" +
+                      std::to_string(plan_.tables[i].entries.size()) + " keys, from " + plan_.tables[i].source + ")";
+    }
+    return std::move(plan_);
   }
-  return plan;
+
+ private:
+  // A DB file of this kernel, read; nullptr (and a warning) for any other file.
+  const DbTables* load(const fs::path& file) {
+    Db::Loaded loaded;
+    try {
+      loaded = Db::load_document(file);
+    } catch (const Error& e) {
+      plan_.warnings.push_back(std::string("skipped ") + e.what());
+      return nullptr;
+    }
+    if (loaded.document.value("kernel", "") != m_.kernel) {
+      plan_.warnings.push_back("skipped " + file.string() + ": a DB of another kernel");
+      return nullptr;
+    }
+    if (loaded.skipped) plan_.warnings.push_back(loaded.warning);
+    documents_.push_back(DbTables::of(loaded.document));
+    return &documents_.back();
+  }
+
+  // One fingerprint's table: a candidate for its GPU model unless no listed architecture
+  // serves that GPU, the kernel changed since, or an earlier directory gave the model a table.
+  void consider(const DbTable& table, const std::string& file, std::map<std::string, Candidate>& best) {
+    Candidate c{table.fingerprint, &table.keys, file};
+    const std::string slug = c.fp.gpu.model_slug();
+    const std::string* arch = listed_.arch_of(c.fp.gpu);
+    if (!arch) {
+      unserved_.emplace(slug, unserved_reason(c.fp.gpu, file, listed_.names()));
+      return;
+    }
+    if (c.fp.kernel_hash != archs_.at(*arch).kernel_hash) {
+      ++stale_;
+      return;
+    }
+    c.arch = *arch;
+    if (taken_.count(slug)) return;
+    for (const auto& [key, entries] : *c.keys)
+      for (const DbEntry& e : entries) c.ok += e.measurement.status == Status::Ok;
+    auto it = best.find(slug);
+    if (it == best.end() || c.ok > it->second.ok) best[slug] = c;
+  }
+
+  const Manifest& m_;
+  const std::map<std::string, BakeArch>& archs_;
+  ListedArchs listed_;
+  BakePlan plan_;
+  std::map<std::string, std::string> unserved_;  // GPU model -> why no GPU could choose its table
+  std::set<std::string> taken_;                  // GPU models given a table by an earlier directory
+  std::size_t stale_ = 0;
+  std::deque<DbTables> documents_;  // kept alive and in place: candidates point into them
+};
+
+}  // namespace
+
+BakePlan plan_bake_archs(const Manifest& m, const std::map<std::string, BakeArch>& archs,
+                         const std::vector<fs::path>& db_dirs) {
+  BakePlanner planner(m, archs);
+  for (const fs::path& dir : db_dirs) planner.read_directory(dir);
+  return planner.finish();
 }
 
 }  // namespace ktune

@@ -6,6 +6,10 @@
 #include <csignal>
 #include <filesystem>
 #include <iostream>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -19,44 +23,42 @@
 #include "ktune/worker_protocol.hpp"
 #include "measure/worker.hpp"
 
-int main(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i)
-    if (std::string_view(argv[i]) == "--worker")
-      return ktune::run_worker(ktune::WorkerChannel::reply_fd_from_args(argc, argv));
+namespace {
 
-  // Over a file size limit the DB write fails with EFBIG and says so (see ktune's main).
-  std::signal(SIGXFSZ, SIG_IGN);
-  ktune::TuneOptions o;
+// What the command line gives beyond TuneOptions: texts that are read once it is parsed.
+struct TunerArgs {
   std::vector<std::string> keys;
-  std::string budget, strategy;
+  std::string budget, strategy, shard, worker_program;
   std::optional<double> seconds;
   std::size_t max_configs = 10000;
-  CLI::App app{"ktune tuner: measure every config of a kernel on this GPU, for each key"};
-  app.add_option("--manifest", o.manifest, "the kernel's manifest.json")->required()->check(CLI::ExistingFile);
-  app.add_option("--db-dir", o.db_dir, "directory of the DB files (one per GPU model); required to tune");
   bool check_launch = false;
   ktune::LaunchCheckRequest check;
   std::string check_out;
-  app.add_flag("--check-launch", check_launch,
+};
+
+void add_options(CLI::App& app, ktune::TuneOptions& o, TunerArgs& a) {
+  app.add_option("--manifest", o.manifest, "the kernel's manifest.json")->required()->check(CLI::ExistingFile);
+  app.add_option("--db-dir", o.db_dir, "directory of the DB files (one per GPU model); required to tune");
+  app.add_flag("--check-launch", a.check_launch,
                "check the launch template on the host instead of tuning: the harness "
                "for each key, the template for the DEFAULT and the baked configs; no GPU needed");
-  app.add_option("--bake", check.bake_json, "with --check-launch: the bake's bake.json, naming the baked configs")
+  app.add_option("--bake", a.check.bake_json, "with --check-launch: the bake's bake.json, naming the baked configs")
       ->check(CLI::ExistingFile);
-  app.add_option("--ptx", check.ptx, "with --check-launch: the kernel's PTX, for its parameters")
+  app.add_option("--ptx", a.check.ptx, "with --check-launch: the kernel's PTX, for its parameters")
       ->check(CLI::ExistingFile);
-  app.add_option("--out", check_out, "with --check-launch: write the summary line here when the check passes");
-  app.add_option("--key", keys, "a key, e.g. \"M=4096 N=4096 K=4096\"; once per key; default: the manifest's KEYS");
+  app.add_option("--out", a.check_out, "with --check-launch: write the summary line here when the check passes");
+  app.add_option("--key", a.keys, "a key, e.g. \"M=4096 N=4096 K=4096\"; once per key; default: the manifest's KEYS");
   std::string names;
   for (const auto& n : ktune::strategy_names()) names += (names.empty() ? "" : ", ") + n;
-  app.add_option("--strategy", strategy,
+  app.add_option("--strategy", a.strategy,
                  "search strategy: " + names +
                      " (docs/search.md); default: every config, "
                      "or with a budget or over --max-configs the default strategy");
-  app.add_option("--max-configs", max_configs, "the most configs measured whole when no strategy or budget is given")
+  app.add_option("--max-configs", a.max_configs, "the most configs measured whole when no strategy or budget is given")
       ->capture_default_str()
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 62));
-  app.add_option("--budget", budget, "most configs to measure per key: a count, or a share of the space (5%)");
-  app.add_option("--seconds", seconds, "most wall seconds per key")->check(ktune::cli::positive_number());
+  app.add_option("--budget", a.budget, "most configs to measure per key: a count, or a share of the space (5%)");
+  app.add_option("--seconds", a.seconds, "most wall seconds per key")->check(ktune::cli::positive_number());
   app.add_option("--seed", o.seed, "seed of randomised strategies")->check(ktune::cli::unsigned_integer());
   app.add_option("--min-samples", o.rule.min_samples)->capture_default_str();
   app.add_option("--max-samples", o.rule.max_samples)->capture_default_str();
@@ -77,11 +79,10 @@ int main(int argc, char** argv) {
   app.add_option("--prior-db-dir", o.prior_dirs,
                  "a directory of DBs whose other GPUs' results start each key's "
                  "search, besides --db-dir's other files (the build passes DB_DIRS); once per directory");
-  std::string shard, worker_program;
-  app.add_option("--shard", shard,
+  app.add_option("--shard", a.shard,
                  "I/N: measure only configs I, I+N, I+2N, ... of an exhaustive search (and the "
                  "DEFAULT); one task's share of a search split over machines (ktune slurm)");
-  app.add_option("--worker-program", worker_program,
+  app.add_option("--worker-program", a.worker_program,
                  "the measuring worker to start, run as PROGRAM --worker; "
                  "default: this program (for wrappers, profilers and tests)")
       ->check(CLI::ExistingFile);
@@ -92,50 +93,77 @@ int main(int argc, char** argv) {
   app.add_option("--compile-jobs", o.compile_jobs, "parallel compiles of configs not built yet")
       ->capture_default_str()
       ->check(CLI::Range(1u, 4096u));
+}
+
+// --check-launch: the launch template checked on the host, no GPU needed.
+int check_launch(TunerArgs& a, const ktune::TuneOptions& o) {
+  a.check.manifest = o.manifest;
+  const std::string summary = ktune::check_launches(a.check, &ktune_harness);
+  std::cout << "ktune: " << summary << "\n";
+  if (!a.check_out.empty()) ktune::write_file_atomic(a.check_out, summary + "\n");
+  return 0;
+}
+
+// --shard I/N.
+ktune::TuneOptions::Shard parse_shard(const std::string& shard) {
+  const auto slash = shard.find('/');
+  ktune::TuneOptions::Shard s;
+  try {
+    if (slash == std::string::npos) throw std::invalid_argument("no /");
+    std::size_t used = 0;
+    s.index = std::stoull(shard.substr(0, slash), &used);
+    if (used != slash) throw std::invalid_argument("index");
+    s.count = std::stoull(shard.substr(slash + 1), &used);
+    if (used != shard.size() - slash - 1 || shard[0] == '-' || shard[slash + 1] == '-')
+      throw std::invalid_argument("count");
+  } catch (const std::exception&) {
+    throw ktune::Error("--shard '" + ktune::terminal_text(shard, 40) + "' is not I/N; write e.g. --shard 0/4");
+  }
+  return s;
+}
+
+// Completes the options from the manifest and the texts given: keys, search, worker, shard.
+void complete_options(ktune::TuneOptions& o, const TunerArgs& a) {
+  if (o.db_dir.empty()) throw CLI::RequiredError("--db-dir");
+  const auto m = ktune::Manifest::from_json(ktune::read_json_file(o.manifest), o.manifest);
+  // The keys: those given, read as every subcommand reads a key, else the manifest's KEYS.
+  for (const auto& k : a.keys) o.keys.push_back(ktune::parse_key(k));
+  for (const auto& declared : a.keys.empty() ? m.keys : decltype(m.keys){})
+    o.keys.emplace_back(declared.begin(), declared.end());
+  if (o.keys.empty())
+    throw ktune::Error(m.kernel +
+                       ": no keys to tune: the manifest declares no KEYS; give --key, e.g. --key \"N=4096\"");
+  // The strategy and budget, completed by the defaults (the configure line said which).
+  const ktune::SearchChoice choice =
+      ktune::choose_search(a.strategy, a.budget, a.seconds, m.configs.size(), a.max_configs);
+  o.strategy = choice.strategy;
+  o.budget.evaluations = choice.evaluations;
+  o.budget.seconds = choice.seconds;
+  if (!choice.why.empty()) std::cout << "ktune: " << m.kernel << ": " << ktune::terminal_text(choice.why, 400) << "\n";
+  o.worker_command = {
+      a.worker_program.empty() ? std::filesystem::read_symlink("/proc/self/exe").string() : a.worker_program,
+      "--worker"};
+  if (!a.shard.empty()) o.shard = parse_shard(a.shard);
+  if (o.worker_log.empty()) o.worker_log = (std::filesystem::path(o.manifest).parent_path() / "worker.log").string();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::string_view(argv[i]) == "--worker")
+      return ktune::run_worker(ktune::WorkerChannel::reply_fd_from_args(argc, argv));
+
+  // Over a file size limit the DB write fails with EFBIG and says so (see ktune's main).
+  std::signal(SIGXFSZ, SIG_IGN);
+  ktune::TuneOptions o;
+  TunerArgs a;
+  CLI::App app{"ktune tuner: measure every config of a kernel on this GPU, for each key"};
+  add_options(app, o, a);
   try {
     app.parse(argc, argv);
-    if (check_launch) {
-      check.manifest = o.manifest;
-      const std::string summary = ktune::check_launches(check, &ktune_harness);
-      std::cout << "ktune: " << summary << "\n";
-      if (!check_out.empty()) ktune::write_file_atomic(check_out, summary + "\n");
-      return 0;
-    }
-    if (o.db_dir.empty()) throw CLI::RequiredError("--db-dir");
-    const auto m = ktune::Manifest::from_json(ktune::read_json_file(o.manifest), o.manifest);
-    // The keys: those given, read as every subcommand reads a key, else the manifest's KEYS.
-    for (const auto& k : keys) o.keys.push_back(ktune::parse_key(k));
-    for (const auto& declared : keys.empty() ? m.keys : decltype(m.keys){})
-      o.keys.emplace_back(declared.begin(), declared.end());
-    if (o.keys.empty())
-      throw ktune::Error(m.kernel +
-                         ": no keys to tune: the manifest declares no KEYS; give --key, e.g. --key \"N=4096\"");
-    // The strategy and budget, completed by the defaults (the configure line said which).
-    const ktune::SearchChoice choice = ktune::choose_search(strategy, budget, seconds, m.configs.size(), max_configs);
-    o.strategy = choice.strategy;
-    o.budget.evaluations = choice.evaluations;
-    o.budget.seconds = choice.seconds;
-    if (!choice.why.empty())
-      std::cout << "ktune: " << m.kernel << ": " << ktune::terminal_text(choice.why, 400) << "\n";
-    o.worker_command = {
-        worker_program.empty() ? std::filesystem::read_symlink("/proc/self/exe").string() : worker_program, "--worker"};
-    if (!shard.empty()) {
-      const auto slash = shard.find('/');
-      ktune::TuneOptions::Shard s;
-      try {
-        if (slash == std::string::npos) throw std::invalid_argument("no /");
-        std::size_t used = 0;
-        s.index = std::stoull(shard.substr(0, slash), &used);
-        if (used != slash) throw std::invalid_argument("index");
-        s.count = std::stoull(shard.substr(slash + 1), &used);
-        if (used != shard.size() - slash - 1 || shard[0] == '-' || shard[slash + 1] == '-')
-          throw std::invalid_argument("count");
-      } catch (const std::exception&) {
-        throw ktune::Error("--shard '" + ktune::terminal_text(shard, 40) + "' is not I/N; write e.g. --shard 0/4");
-      }
-      o.shard = s;
-    }
-    if (o.worker_log.empty()) o.worker_log = (std::filesystem::path(o.manifest).parent_path() / "worker.log").string();
+    if (a.check_launch) return check_launch(a, o);
+    complete_options(o, a);
     return ktune::tune(o);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;

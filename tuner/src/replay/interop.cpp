@@ -104,7 +104,8 @@ const ordered_json& iop_required(const ordered_json& obj, const char* name, cons
   return *it;
 }
 
-std::vector<T4Row> iop_parse_t4(const ordered_json& doc, const std::string& origin) {
+// The file's frame: an object of a 1.x schema with a non-empty "results" list, returned.
+const ordered_json& t4_results(const ordered_json& doc, const std::string& origin) {
   if (!doc.is_object())
     throw Error(origin +
                 ": not a JSON object; expected T4 results ({\"schema_version\", "
@@ -121,103 +122,110 @@ std::vector<T4Row> iop_parse_t4(const ordered_json& doc, const std::string& orig
   if (results == doc.end()) throw Error(origin + ": \"results\" is missing; is this a T4 results file?");
   if (!results->is_array()) throw Error(origin + ": \"results\" must be a list of results");
   if (results->empty()) throw Error(origin + ": \"results\" is empty: nothing to import");
+  return *results;
+}
 
-  std::vector<T4Row> rows;
-  rows.reserve(results->size());
-  for (std::size_t i = 0; i < results->size(); ++i) {
-    const ordered_json& r = (*results)[i];
-    const std::string where = origin + ": results[" + std::to_string(i) + "]";
-    if (!r.is_object()) throw Error(where + " must be an object");
-    T4Row row;
-
-    const ordered_json& config = iop_required(r, "configuration", where);
-    if (!config.is_object() || config.empty())
-      throw Error(where + ".configuration must be a non-empty object of parameter values");
-    for (const auto& [name, v] : config.items()) {
-      int64_t x = 0;
-      if (!iop_integral(v, x))
-        throw Error(where + ".configuration." + iop_shown(name) + " = " + iop_excerpt(v) +
-                    " is not an integer: ktune spaces are integer-valued");
-      row.names.push_back(name);
-      row.values.push_back(x);
-    }
-
-    const ordered_json& inv = iop_required(r, "invalidity", where);
-    if (!inv.is_string()) throw Error(where + ".invalidity must be a string, not " + iop_excerpt(inv));
-    row.invalidity = inv.get<std::string>();
-    try {
-      row.status = status_from_t4_invalidity(row.invalidity);
-    } catch (const Error& e) {
-      throw Error(where + ".invalidity: " + e.what());
-    }
-
-    const ordered_json& correctness = iop_required(r, "correctness", where);
-    if (!correctness.is_number()) throw Error(where + ".correctness must be a number, not " + iop_excerpt(correctness));
-
-    const ordered_json& times = iop_required(r, "times", where);
-    if (!times.is_object()) throw Error(where + ".times must be an object");
-    for (const char* f : {"compilation_time", "framework", "search_algorithm", "validation"})
-      if (auto v = times.find(f); v != times.end() && !v->is_number())
-        throw Error(where + ".times." + f + " must be a number, not " + iop_excerpt(*v));
-    if (auto rt = times.find("runtimes"); rt != times.end()) {
-      if (!rt->is_array()) throw Error(where + ".times.runtimes must be a list of numbers");
-      for (std::size_t k = 0; k < rt->size(); ++k)
-        row.samples.push_back(iop_time_value((*rt)[k], where + ".times.runtimes[" + std::to_string(k) + "]"));
-    }
-    if (auto v = r.find("timestamp"); v != r.end() && !v->is_string())
-      throw Error(where + ".timestamp must be a string, not " + iop_excerpt(*v));
-    if (auto v = r.find("objectives"); v != r.end() && !v->is_array())
-      throw Error(where + ".objectives must be a list, not " + iop_excerpt(*v));
-
-    // The "time" measurement: a number, or a list of samples; in its unit (ms if none).
-    bool have_time = false;
-    if (auto ms = r.find("measurements"); ms != r.end()) {
-      if (!ms->is_array()) throw Error(where + ".measurements must be a list");
-      for (std::size_t k = 0; k < ms->size(); ++k) {
-        const ordered_json& m = (*ms)[k];
-        const std::string mw = where + ".measurements[" + std::to_string(k) + "]";
-        if (!m.is_object()) throw Error(mw + " must be an object");
-        auto name = m.find("name");
-        if (name == m.end()) throw Error(mw + ": \"name\" is missing");
-        if (!name->is_string()) throw Error(mw + ".name must be a string");
-        if (name->get<std::string>() != "time" || row.status != Status::Ok) continue;
-        std::string unit = "ms";
-        if (auto u = m.find("unit"); u != m.end()) {
-          if (!u->is_string()) throw Error(mw + ".unit must be a string");
-          unit = u->get<std::string>();
-        }
-        auto value = m.find("value");
-        if (value == m.end()) throw Error(mw + ": \"value\" is missing");
-        std::vector<double> vs;
-        if (value->is_array()) {
-          for (std::size_t j = 0; j < value->size(); ++j)
-            vs.push_back(iop_time_value((*value)[j], mw + ".value[" + std::to_string(j) + "]"));
-          if (vs.empty()) throw Error(mw + ".value is an empty list");
-        } else {
-          vs.push_back(iop_time_value(*value, mw + ".value"));
-        }
-        for (double& v : vs)
-          if (!iop_to_ms(unit, v)) throw Error(mw + ".unit " + iop_shown(unit) + " is not a time unit (ms, s, us, ns)");
-        row.time_ms = value->is_array() ? iop_median(vs) : vs[0];
-        if (value->is_array() && row.samples.empty()) row.samples = vs;
-        have_time = true;
+// The "time" measurement of a result that ran: a number, or a list of samples; in its unit
+// (ms if none). False when the result has none.
+bool read_t4_time(const ordered_json& r, const std::string& where, T4Row& row) {
+  bool have_time = false;
+  if (auto ms = r.find("measurements"); ms != r.end()) {
+    if (!ms->is_array()) throw Error(where + ".measurements must be a list");
+    for (std::size_t k = 0; k < ms->size(); ++k) {
+      const ordered_json& m = (*ms)[k];
+      const std::string mw = where + ".measurements[" + std::to_string(k) + "]";
+      if (!m.is_object()) throw Error(mw + " must be an object");
+      auto name = m.find("name");
+      if (name == m.end()) throw Error(mw + ": \"name\" is missing");
+      if (!name->is_string()) throw Error(mw + ".name must be a string");
+      if (name->get<std::string>() != "time" || row.status != Status::Ok) continue;
+      std::string unit = "ms";
+      if (auto u = m.find("unit"); u != m.end()) {
+        if (!u->is_string()) throw Error(mw + ".unit must be a string");
+        unit = u->get<std::string>();
       }
+      auto value = m.find("value");
+      if (value == m.end()) throw Error(mw + ": \"value\" is missing");
+      std::vector<double> vs;
+      if (value->is_array()) {
+        for (std::size_t j = 0; j < value->size(); ++j)
+          vs.push_back(iop_time_value((*value)[j], mw + ".value[" + std::to_string(j) + "]"));
+        if (vs.empty()) throw Error(mw + ".value is an empty list");
+      } else {
+        vs.push_back(iop_time_value(*value, mw + ".value"));
+      }
+      for (double& v : vs)
+        if (!iop_to_ms(unit, v)) throw Error(mw + ".unit " + iop_shown(unit) + " is not a time unit (ms, s, us, ns)");
+      row.time_ms = value->is_array() ? iop_median(vs) : vs[0];
+      if (value->is_array() && row.samples.empty()) row.samples = vs;
+      have_time = true;
     }
-    if (row.status == Status::Ok && !have_time) {
-      if (row.samples.empty())
-        throw Error(where +
-                    " is \"correct\" but has neither a \"time\" measurement nor "
-                    "times.runtimes: no time to import");
-      row.time_ms = iop_median(row.samples);
-    }
-    if (row.status != Status::Ok) {
-      row.time_ms = 0;
-      row.samples.clear();
-    }
-    rows.push_back(std::move(row));
+  }
+  return have_time;
+}
+
+// One result, checked: its configuration, status, samples and time.
+T4Row parse_t4_row(const ordered_json& r, const std::string& where) {
+  if (!r.is_object()) throw Error(where + " must be an object");
+  T4Row row;
+
+  const ordered_json& config = iop_required(r, "configuration", where);
+  if (!config.is_object() || config.empty())
+    throw Error(where + ".configuration must be a non-empty object of parameter values");
+  for (const auto& [name, v] : config.items()) {
+    int64_t x = 0;
+    if (!iop_integral(v, x))
+      throw Error(where + ".configuration." + iop_shown(name) + " = " + iop_excerpt(v) +
+                  " is not an integer: ktune spaces are integer-valued");
+    row.names.push_back(name);
+    row.values.push_back(x);
   }
 
-  // One set of parameters for all, and each configuration once.
+  const ordered_json& inv = iop_required(r, "invalidity", where);
+  if (!inv.is_string()) throw Error(where + ".invalidity must be a string, not " + iop_excerpt(inv));
+  row.invalidity = inv.get<std::string>();
+  try {
+    row.status = status_from_t4_invalidity(row.invalidity);
+  } catch (const Error& e) {
+    throw Error(where + ".invalidity: " + e.what());
+  }
+
+  const ordered_json& correctness = iop_required(r, "correctness", where);
+  if (!correctness.is_number()) throw Error(where + ".correctness must be a number, not " + iop_excerpt(correctness));
+
+  const ordered_json& times = iop_required(r, "times", where);
+  if (!times.is_object()) throw Error(where + ".times must be an object");
+  for (const char* f : {"compilation_time", "framework", "search_algorithm", "validation"})
+    if (auto v = times.find(f); v != times.end() && !v->is_number())
+      throw Error(where + ".times." + f + " must be a number, not " + iop_excerpt(*v));
+  if (auto rt = times.find("runtimes"); rt != times.end()) {
+    if (!rt->is_array()) throw Error(where + ".times.runtimes must be a list of numbers");
+    for (std::size_t k = 0; k < rt->size(); ++k)
+      row.samples.push_back(iop_time_value((*rt)[k], where + ".times.runtimes[" + std::to_string(k) + "]"));
+  }
+  if (auto v = r.find("timestamp"); v != r.end() && !v->is_string())
+    throw Error(where + ".timestamp must be a string, not " + iop_excerpt(*v));
+  if (auto v = r.find("objectives"); v != r.end() && !v->is_array())
+    throw Error(where + ".objectives must be a list, not " + iop_excerpt(*v));
+
+  const bool have_time = read_t4_time(r, where, row);
+  if (row.status == Status::Ok && !have_time) {
+    if (row.samples.empty())
+      throw Error(where +
+                  " is \"correct\" but has neither a \"time\" measurement nor "
+                  "times.runtimes: no time to import");
+    row.time_ms = iop_median(row.samples);
+  }
+  if (row.status != Status::Ok) {
+    row.time_ms = 0;
+    row.samples.clear();
+  }
+  return row;
+}
+
+// One set of parameters for all results, each configuration once; every row's values are
+// put in results[0]'s parameter order.
+void check_t4_rows(std::vector<T4Row>& rows, const std::string& origin) {
   const std::set<std::string> names(rows[0].names.begin(), rows[0].names.end());
   std::set<std::vector<int64_t>> seen;
   for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -239,6 +247,15 @@ std::vector<T4Row> iop_parse_t4(const ordered_json& doc, const std::string& orig
       throw Error(where + ".configuration " + iop_shown(iop_join_values(row.values)) +
                   " was already given by an earlier result");
   }
+}
+
+std::vector<T4Row> iop_parse_t4(const ordered_json& doc, const std::string& origin) {
+  const ordered_json& results = t4_results(doc, origin);
+  std::vector<T4Row> rows;
+  rows.reserve(results.size());
+  for (std::size_t i = 0; i < results.size(); ++i)
+    rows.push_back(parse_t4_row(results[i], origin + ": results[" + std::to_string(i) + "]"));
+  check_t4_rows(rows, origin);
   return rows;
 }
 
