@@ -64,18 +64,6 @@ struct StrategyContext {
 // start; the strategies' own start (random configs, a tenth of the budget) still follows.
 std::size_t prior_count(std::size_t limit);
 
-// The sampling strategies (docs/search.md says how each searches). Each proposes the
-// DEFAULT first, never an index twice, at most `budget` configs, and is deterministic for
-// a seed; failures count as evaluations and steer it away. Throw Error when `first` is
-// outside a non-empty space.
-std::unique_ptr<Strategy> make_random(const StrategyContext& context);
-std::unique_ptr<Strategy> make_random_refine(const StrategyContext& context);
-std::unique_ptr<Strategy> make_local(const StrategyContext& context);
-std::unique_ptr<Strategy> make_annealing(const StrategyContext& context);
-std::unique_ptr<Strategy> make_genetic(const StrategyContext& context);
-std::unique_ptr<Strategy> make_bayes(const StrategyContext& context);
-std::unique_ptr<Strategy> make_hybrid(const StrategyContext& context);
-
 // By name ("exhaustive", ..., or "default": default_strategy_name()); throws Error listing
 // the known names.
 std::unique_ptr<Strategy> make_strategy(const std::string& name, const StrategyContext& context);

@@ -1,4 +1,4 @@
-// Strategy by name: a factory for each of strategy_names().
+// The strategy registry's factories: one for each of strategy_names(), in its order.
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -7,6 +7,19 @@
 #include "ktune/strategy.hpp"
 
 namespace ktune {
+
+// The sampling strategies, one file each (docs/search.md says how each searches). Each
+// proposes the DEFAULT first, never an index twice, at most `budget` configs, and is
+// deterministic for a seed; failures count as evaluations and steer it away. Each throws
+// Error when `first` is outside a non-empty space.
+std::unique_ptr<Strategy> make_random(const StrategyContext& context);
+std::unique_ptr<Strategy> make_random_refine(const StrategyContext& context);
+std::unique_ptr<Strategy> make_local(const StrategyContext& context);
+std::unique_ptr<Strategy> make_annealing(const StrategyContext& context);
+std::unique_ptr<Strategy> make_genetic(const StrategyContext& context);
+std::unique_ptr<Strategy> make_bayes(const StrategyContext& context);
+std::unique_ptr<Strategy> make_hybrid(const StrategyContext& context);
+
 namespace {
 
 using Factory = std::unique_ptr<Strategy> (*)(const StrategyContext& context);
