@@ -4,13 +4,15 @@
 # size and so on the machine's cores: a missing include that an earlier file of the same
 # batch happens to supply compiles in one build and fails in another. This check does not
 # depend on the batches. Two compilers run at a time.
-# usage: self_contained.sh <source dir> <C++ compiler> [<include dir>...]
+# usage: self_contained.sh <source dir> <C++ compiler> [<include dir>[:<include dir>...]]
 set -uo pipefail
 src=$1 cxx=$2
 shift 2
 flags=(-std=c++20 -fsyntax-only "-DKTUNE_VERSION=\"self-contained\"" -I"$src/tuner/src" -I"$src/tuner/include")
-for dir in "$@"; do  # the compiler's own directories are searched already (and must stay last)
-  [[ -n $dir && $dir != /usr/include && $dir != /usr/local/include ]] && flags+=(-isystem "$dir")
+IFS=: read -r -a dirs <<<"${1:-}"
+for dir in "${dirs[@]}"; do  # the compiler's own directories are searched already (and must stay last)
+  case $dir in "" | /usr/include | /usr/local/include | "$src/tuner/src" | "$src/tuner/include") continue ;; esac
+  [[ " ${flags[*]} " == *" -isystem $dir "* ]] || flags+=(-isystem "$dir")
 done
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT

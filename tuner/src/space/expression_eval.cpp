@@ -323,21 +323,102 @@ Cell power(const Program& p, int column, Cell x, Cell y) {
 
 }  // namespace
 
+// The stack of one evaluation: on the C++ stack when the program fits, else one buffer per
+// thread (deep expressions are rare; no allocation per evaluation).
+[[gnu::always_inline]] inline Cell* eval_stack(const Program& p, Cell* local) {
+  if (p.max_depth <= kLocalDepth) return local;
+  thread_local std::vector<Cell> deep;
+  if (deep.size() < static_cast<std::size_t>(p.max_depth)) deep.resize(p.max_depth);
+  return deep.data();
+}
+
+// The int-int fast path of binary operator `op`: false when it overflows or needs Python's
+// slower rules (a modulus not above 0), and binary() decides. A template, so that each case
+// of the dispatch loop holds its own operation, with no second switch.
+template <Op op>
+[[gnu::always_inline]] inline bool int_binary(int64_t x, int64_t y, int64_t& r) {
+  if constexpr (op == Op::Div || op == Op::Pow || op == Op::Shl || op == Op::Shr || op == Op::Min2 || op == Op::Max2)
+    return false;  // float results, Python's shift rules, the first of equal values: binary() alone
+  if constexpr (op == Op::Add) return !__builtin_add_overflow(x, y, &r);
+  if constexpr (op == Op::Sub) return !__builtin_sub_overflow(x, y, &r);
+  if constexpr (op == Op::Mul) return !__builtin_mul_overflow(x, y, &r);
+  if constexpr (op == Op::Lt) r = x < y;
+  if constexpr (op == Op::Le) r = x <= y;
+  if constexpr (op == Op::Gt) r = x > y;
+  if constexpr (op == Op::Ge) r = x >= y;
+  if constexpr (op == Op::Eq) r = x == y;
+  if constexpr (op == Op::Ne) r = x != y;
+  if constexpr (op == Op::BitAnd) r = x & y;
+  if constexpr (op == Op::BitOr) r = x | y;
+  if constexpr (op == Op::BitXor) r = x ^ y;
+  if constexpr (op == Op::Mod || op == Op::FloorDiv) {
+    if (y <= 0) return false;
+    const int64_t m = x % y;
+    r = op == Op::Mod ? (m < 0 ? m + y : m) : x / y - (m < 0);
+  }
+  return true;
+}
+
+// The jump `op`: where the program goes on (pc) and what the stack keeps.
+template <Op op>
+[[gnu::always_inline]] inline void jump(const Instr& in, Cell*& sp, const Instr*& pc, const Instr* code) {
+  if constexpr (op == Op::Jump) {
+    pc = code + in.a;
+  } else if constexpr (op == Op::JumpIfFalsePop) {  // pops the condition
+    --sp;
+    if (!truthy(*sp)) pc = code + in.a;
+  } else if constexpr (op == Op::JumpIfFalseKeep || op == Op::JumpIfTrueKeep) {  // keeps it when jumping
+    if (truthy(sp[-1]) == (op == Op::JumpIfTrueKeep))
+      pc = code + in.a;
+    else
+      --sp;
+  } else {  // AndC, OrC: `and` / `or` in a condition, whose value is 0 / 1 when it jumps
+    constexpr bool jump_on = op == Op::OrC;
+    if (truthy(sp[-1]) == jump_on) {
+      sp[-1] = int_cell(jump_on);
+      pc = code + in.a;
+    } else {
+      --sp;
+    }
+  }
+}
+
+// The dispatch loop's cases.
+// Fetches y (popped, or inline) and makes x the top cell (pushing an inline lhs); the
+// result replaces x.
+#define KTUNE_OPERANDS                                                                                      \
+  const Cell y = in.rhs == Src::Stack ? *--sp : in.rhs == Src::Imm ? int_cell(in.y) : int_cell(vars[in.y]); \
+  if (in.lhs != Src::Stack) {                                                                               \
+    *sp++ = in.lhs == Src::Imm ? int_cell(in.x) : int_cell(vars[in.x]);                                     \
+  }                                                                                                         \
+  Cell& x = sp[-1];
+// One binary operator: its int-int fast path, else binary().
+#define KTUNE_BINARY(OP)                                                            \
+  case Op::OP: {                                                                    \
+    KTUNE_OPERANDS                                                                  \
+    if (int64_t r; !x.is_float && !y.is_float && int_binary<Op::OP>(x.i, y.i, r)) { \
+      x.i = r;                                                                      \
+      break;                                                                        \
+    }                                                                               \
+    x = binary(p, Op::OP, in.a, x, y);                                              \
+    break;                                                                          \
+  }
+// One jump.
+#define KTUNE_JUMP(OP)              \
+  case Op::OP:                      \
+    jump<Op::OP>(in, sp, pc, code); \
+    break;
+
+// The interpreter's dispatch loop: one case per instruction, the work in the always-inlined
+// templates above, so that sp and pc stay in registers and no case dispatches again.
 Value run(const Program& p, std::span<const int64_t> slots) {
   if (p.max_slot >= static_cast<int>(slots.size())) too_few_slots(p, slots.size());
   Cell local[kLocalDepth];
-  Cell* stack = local;
-  if (p.max_depth > kLocalDepth) {
-    // Deep expressions are rare; reuse one buffer per thread instead of allocating.
-    thread_local std::vector<Cell> deep;
-    if (deep.size() < static_cast<std::size_t>(p.max_depth)) deep.resize(p.max_depth);
-    stack = deep.data();
-  }
+  Cell* const stack = eval_stack(p, local);
   Cell* sp = stack;  // one past the top
   const int64_t* vars = slots.data();
   const Instr* code = p.code.data();
   const Instr* pc = code;
-  int64_t r;
   while (true) {
 #ifdef KTUNE_EXPR_CHECK_DEPTH  // tests: the compiler's max_depth must bound the stack
     if (sp - stack > p.max_depth) throw EvalError("internal error: stack deeper than planned");
@@ -366,70 +447,26 @@ Value run(const Program& p, std::span<const int64_t> slots) {
       case Op::Abs:
         sp[-1] = unary(p, in.op, in.a, sp[-1]);
         break;
-// Fetches y (popped, or inline) and makes x the top cell (pushing an inline lhs); the
-// result replaces x.
-#define KTUNE_OPERANDS                                                                                      \
-  const Cell y = in.rhs == Src::Stack ? *--sp : in.rhs == Src::Imm ? int_cell(in.y) : int_cell(vars[in.y]); \
-  if (in.lhs != Src::Stack) {                                                                               \
-    *sp++ = in.lhs == Src::Imm ? int_cell(in.x) : int_cell(vars[in.x]);                                     \
-  }                                                                                                         \
-  Cell& x = sp[-1];
-// The int-int fast path of a binary operator; anything else goes to binary().
-#define KTUNE_FAST_BINARY(OP, FAST)    \
-  case Op::OP: {                       \
-    KTUNE_OPERANDS                     \
-    if (!x.is_float && !y.is_float) {  \
-      FAST                             \
-    }                                  \
-    x = binary(p, Op::OP, in.a, x, y); \
-    break;                             \
-  }
-        KTUNE_FAST_BINARY(
-            Add, if (!__builtin_add_overflow(x.i, y.i, &r)) {
-              x.i = r;
-              break;
-            })
-        KTUNE_FAST_BINARY(
-            Sub, if (!__builtin_sub_overflow(x.i, y.i, &r)) {
-              x.i = r;
-              break;
-            })
-        KTUNE_FAST_BINARY(
-            Mul, if (!__builtin_mul_overflow(x.i, y.i, &r)) {
-              x.i = r;
-              break;
-            })
-        KTUNE_FAST_BINARY(Lt, x.i = x.i < y.i; break;)
-        KTUNE_FAST_BINARY(Le, x.i = x.i <= y.i; break;)
-        KTUNE_FAST_BINARY(Gt, x.i = x.i > y.i; break;)
-        KTUNE_FAST_BINARY(Ge, x.i = x.i >= y.i; break;)
-        KTUNE_FAST_BINARY(Eq, x.i = x.i == y.i; break;)
-        KTUNE_FAST_BINARY(Ne, x.i = x.i != y.i; break;)
-        KTUNE_FAST_BINARY(BitAnd, x.i &= y.i; break;)
-        KTUNE_FAST_BINARY(BitOr, x.i |= y.i; break;)
-        KTUNE_FAST_BINARY(BitXor, x.i ^= y.i; break;)
-        KTUNE_FAST_BINARY(
-            Mod, if (y.i > 0) {
-              int64_t m = x.i % y.i;
-              x.i = m < 0 ? m + y.i : m;
-              break;
-            })
-        KTUNE_FAST_BINARY(
-            FloorDiv, if (y.i > 0) {
-              int64_t q = x.i / y.i;
-              x.i = (x.i % y.i < 0) ? q - 1 : q;
-              break;
-            })
-      case Op::Div:
-      case Op::Pow:
-      case Op::Shl:
-      case Op::Shr:
-      case Op::Min2:
-      case Op::Max2: {
-        KTUNE_OPERANDS
-        x = binary(p, in.op, in.a, x, y);
-        break;
-      }
+        KTUNE_BINARY(Add)
+        KTUNE_BINARY(Sub)
+        KTUNE_BINARY(Mul)
+        KTUNE_BINARY(Lt)
+        KTUNE_BINARY(Le)
+        KTUNE_BINARY(Gt)
+        KTUNE_BINARY(Ge)
+        KTUNE_BINARY(Eq)
+        KTUNE_BINARY(Ne)
+        KTUNE_BINARY(BitAnd)
+        KTUNE_BINARY(BitOr)
+        KTUNE_BINARY(BitXor)
+        KTUNE_BINARY(Mod)
+        KTUNE_BINARY(FloorDiv)
+        KTUNE_BINARY(Div)
+        KTUNE_BINARY(Pow)
+        KTUNE_BINARY(Shl)
+        KTUNE_BINARY(Shr)
+        KTUNE_BINARY(Min2)
+        KTUNE_BINARY(Max2)
       case Op::ChainCmp: {
         KTUNE_OPERANDS
         if (test(in.cmp, compare(x, y))) {
@@ -440,45 +477,12 @@ Value run(const Program& p, std::span<const int64_t> slots) {
         }
         break;
       }
-#undef KTUNE_FAST_BINARY
-#undef KTUNE_OPERANDS
-      case Op::Jump:
-        pc = code + in.a;
-        break;
-      case Op::JumpIfFalsePop:
-        --sp;
-        if (!truthy(*sp)) pc = code + in.a;
-        break;
-      case Op::JumpIfFalseKeep:
-        if (!truthy(sp[-1])) {
-          pc = code + in.a;
-        } else {
-          --sp;
-        }
-        break;
-      case Op::JumpIfTrueKeep:
-        if (truthy(sp[-1])) {
-          pc = code + in.a;
-        } else {
-          --sp;
-        }
-        break;
-      case Op::AndC:
-        if (!truthy(sp[-1])) {
-          sp[-1] = int_cell(0);
-          pc = code + in.a;
-        } else {
-          --sp;
-        }
-        break;
-      case Op::OrC:
-        if (truthy(sp[-1])) {
-          sp[-1] = int_cell(1);
-          pc = code + in.a;
-        } else {
-          --sp;
-        }
-        break;
+        KTUNE_JUMP(Jump)
+        KTUNE_JUMP(JumpIfFalsePop)
+        KTUNE_JUMP(JumpIfFalseKeep)
+        KTUNE_JUMP(JumpIfTrueKeep)
+        KTUNE_JUMP(AndC)
+        KTUNE_JUMP(OrC)
       case Op::Return: {
         const Cell c = sp[-1];
         return c.is_float ? Value::of(c.f) : Value::of(c.i);
@@ -486,6 +490,9 @@ Value run(const Program& p, std::span<const int64_t> slots) {
     }
   }
 }
+#undef KTUNE_JUMP
+#undef KTUNE_BINARY
+#undef KTUNE_OPERANDS
 
 }  // namespace expr
 
