@@ -1,6 +1,7 @@
 #pragma once
 // Small text helpers shared by messages and reports.
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -26,6 +27,10 @@ std::string terminal_text(std::string_view s, std::size_t max = 200);
 
 // An argument as POSIX sh reads it back: bare when only safe characters, else quoted.
 std::string shell_quote(const std::string& arg);
+
+// A config as every message and listing writes it: "BM=64 BN=128", names and values in
+// order (as many as the shorter of the two has).
+std::string assignments_text(std::span<const std::string> names, std::span<const int64_t> values);
 
 // strerror(err) as a string.
 std::string errno_text(int err);

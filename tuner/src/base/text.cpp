@@ -27,6 +27,13 @@ std::string json_excerpt(const nlohmann::json& value) {
   return text.size() > 60 ? text.substr(0, 57) + "..." : text;
 }
 
+std::string assignments_text(std::span<const std::string> names, std::span<const int64_t> values) {
+  std::string s;
+  for (std::size_t k = 0; k < names.size() && k < values.size(); ++k)
+    s += (k ? " " : "") + names[k] + "=" + std::to_string(values[k]);
+  return s;
+}
+
 namespace {
 
 // The length of the UTF-8 sequence at s[i] of a printable character; 0 when the bytes there

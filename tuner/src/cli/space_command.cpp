@@ -51,9 +51,7 @@ void print_configs(const SpaceOptions& o, const Space& space, Enumeration valid)
   if (!o.json) {
     for (std::size_t i = 0; i < configs.size(); ++i) {
       const ManifestConfig c = configs[i];
-      std::cout << c.id;
-      for (std::size_t k = 0; k < c.values.size(); ++k) std::cout << " " << space.names()[k] << "=" << c.values[k];
-      std::cout << "\n";
+      std::cout << c.id << " " << assignments_text(space.names(), c.values) << "\n";
     }
     return;
   }

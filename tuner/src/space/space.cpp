@@ -5,18 +5,14 @@
 #include <numeric>
 #include <set>
 
+#include "ktune/text.hpp"
+
 namespace ktune {
 namespace {
 
 uint64_t saturating_mul(uint64_t a, uint64_t b) {
   if (a != 0 && b > UINT64_MAX / a) return UINT64_MAX;
   return a * b;
-}
-
-std::string describe(std::span<const std::string> names, std::span<const int64_t> values) {
-  std::string s;
-  for (std::size_t k = 0; k < names.size(); ++k) s += (k ? " " : "") + names[k] + "=" + std::to_string(values[k]);
-  return s;
 }
 
 // The order in which enumeration binds parameters: greedily the one that completes the
@@ -207,7 +203,7 @@ int Space::first_violated(std::span<const int64_t> values) const {
       if (!constraints_[c].holds(values)) return static_cast<int>(c);
     } catch (const EvalError& e) {
       throw EvalError("constraint " + std::to_string(c + 1) + " \"" + constraints_[c].text() + "\" at " +
-                      describe(names_, values) + ": " + e.what());
+                      assignments_text(names_, values) + ": " + e.what());
     }
   }
   return -1;

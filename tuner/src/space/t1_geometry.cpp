@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "ktune/t1_kernel.hpp"
+#include "ktune/text.hpp"
 
 namespace ktune {
 namespace {
@@ -165,12 +166,7 @@ T1Geometry::T1Geometry(const T1Kernel& kernel, std::vector<std::string> names, s
   }
 }
 
-std::string T1Geometry::describe(std::span<const int64_t> values) const {
-  std::string s;
-  for (std::size_t k = 0; k < names_.size() && k < values.size(); ++k)
-    s += (k ? " " : "") + names_[k] + "=" + std::to_string(values[k]);
-  return s;
-}
+std::string T1Geometry::describe(std::span<const int64_t> values) const { return assignments_text(names_, values); }
 
 namespace {
 namespace t1_geometry {
