@@ -52,13 +52,23 @@ bool write_file_if_changed(const std::filesystem::path& path, const std::string&
   return true;
 }
 
-// Temporary file + rename: a reader sees the old file or the new one. Every failure (no
-// space, a file size limit, a read-only directory, a rename refused) removes the temporary
-// and leaves the old file as it was.
-void write_file_atomic(const std::filesystem::path& path, const std::string& text) {
+void sync_directory(const std::filesystem::path& path) {
+  const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+  const int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd >= 0) {
+    ::fsync(dir_fd);
+    ::close(dir_fd);
+  }
+}
+
+// Temporary file + rename: a reader, or a writer killed at any point, sees the old file or
+// the new one. Every failure (no space, a file size limit, a read-only directory, a rename
+// refused) removes the temporary and leaves the old file as it was.
+void write_file_atomic(const std::filesystem::path& path, const std::string& text, const AtomicWrite& how) {
   auto failed = [&](const std::string& what, int err) {
-    throw Error(path.string() + ": cannot write (" + what + ": " + errno_text(err) +
-                "); the file on disk is unchanged. Check that the directory is writable and the disk has space");
+    throw Error(path.string() + ": cannot write" + (how.subject.empty() ? "" : " " + how.subject) + " (" + what + ": " +
+                errno_text(err) + "); the " + how.noun +
+                " on disk is unchanged. Check that the directory is writable and the disk has space");
   };
   if (path.has_parent_path()) {
     std::error_code ec;
@@ -80,10 +90,12 @@ void write_file_atomic(const std::filesystem::path& path, const std::string& tex
     if (n <= 0) fail("writing " + tmp.string(), n < 0 ? errno : ENOSPC);
     done += static_cast<std::size_t>(n);
   }
+  if (how.durable && ::fsync(fd) != 0) fail("syncing " + tmp.string(), errno);
   const int rc = ::close(fd);
   fd = -1;
   if (rc != 0) fail("closing " + tmp.string(), errno);
   if (::rename(tmp.c_str(), path.c_str()) != 0) fail("renaming " + tmp.string(), errno);
+  if (how.durable) sync_directory(path);
 }
 
 }  // namespace ktune

@@ -15,6 +15,7 @@
 #include "base/untrusted_json.hpp"
 #include "ktune/config_id.hpp"
 #include "ktune/error.hpp"
+#include "ktune/files.hpp"
 #include "ktune/text.hpp"
 
 namespace ktune {
@@ -287,47 +288,10 @@ std::string set_aside(const fs::path& path, const std::string& reason) {
   return head + "; could not move it aside (" + errno_text(errno) + "), so it is ignored and an empty DB is used";
 }
 
-// Makes a rename durable; best effort, some file systems refuse.
-void sync_directory(const fs::path& path) {
-  fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
-  int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir_fd >= 0) {
-    ::fsync(dir_fd);
-    ::close(dir_fd);
-  }
-}
-
 [[noreturn]] void write_failed(const fs::path& path, const std::string& what, int err) {
   throw Error(path.string() + ": cannot write the tuning DB (" + what + ": " + errno_text(err) +
               "); the DB on disk is unchanged. Check that the directory is writable and "
               "the disk has space");
-}
-
-// Temporary file + rename: a reader, or a tuner killed at any point, sees the old file or
-// the new one. `durable` adds fsync of the file and its directory, which only a power
-// loss needs; Db asks for it at most once a second and when it closes.
-void write_atomically(const fs::path& path, const std::string& text, bool durable) {
-  const fs::path tmp = with_suffix(path, ".tmp." + std::to_string(::getpid()));
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-  if (fd < 0) write_failed(path, "creating " + tmp.string(), errno);
-  auto fail = [&](const std::string& what, int err) {
-    if (fd >= 0) ::close(fd);
-    ::unlink(tmp.c_str());  // ours: created above
-    write_failed(path, what, err);
-  };
-  std::size_t done = 0;
-  while (done < text.size()) {
-    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) fail("writing " + tmp.string(), n < 0 ? errno : ENOSPC);
-    done += static_cast<std::size_t>(n);
-  }
-  if (durable && ::fsync(fd) != 0) fail("syncing " + tmp.string(), errno);
-  int rc = ::close(fd);
-  fd = -1;
-  if (rc != 0) fail("closing " + tmp.string(), errno);
-  if (::rename(tmp.c_str(), path.c_str()) != 0) fail("renaming " + tmp.string(), errno);
-  if (durable) sync_directory(path);
 }
 
 // A record checked and in the form the file holds, before the disk is touched: what a
@@ -509,7 +473,7 @@ void Db::record_many(const std::vector<DbRecord>& records) {
   const auto now = std::chrono::steady_clock::now();
   const bool durable = now - last_sync_ >= std::chrono::seconds(1);
   try {
-    write_atomically(path_, render(), durable);
+    write_file_atomic(path_, render(), {.durable = durable, .subject = "the tuning DB", .noun = "DB"});
   } catch (...) {
     undo_records(fps, undo);
     for (const PreparedRecord& p : prepared) lines_.erase(line_key(p.digest, *p.key, *p.id));
