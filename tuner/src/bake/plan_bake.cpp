@@ -155,12 +155,14 @@ namespace {
 struct ListedArchs {
   std::vector<BakedArch> archs;
   std::vector<std::string> texts;  // as the build spells them
+  std::string names;               // the texts as a message lists them
 
   explicit ListedArchs(const std::map<std::string, BakeArch>& given) {
     for (const auto& [text, view] : given)
       if (auto a = parse_cuda_arch(text)) {
         archs.push_back(*a);
         texts.push_back(text);
+        names += (names.empty() ? "" : ", ") + text;
       }
   }
   const std::string* arch_of(const GpuIdentity& g) const {
@@ -170,11 +172,6 @@ struct ListedArchs {
       if (archs[i].major == a->major && archs[i].minor == a->minor && archs[i].arch_specific == a->arch_specific)
         return &texts[i];
     return nullptr;
-  }
-  std::string names() const {
-    std::string out;
-    for (const auto& t : texts) out += (out.empty() ? "" : ", ") + t;
-    return out;
   }
 };
 
@@ -264,7 +261,7 @@ class BakePlanner {
     const std::string slug = c.fp.gpu.model_slug();
     const std::string* arch = listed_.arch_of(c.fp.gpu);
     if (!arch) {
-      unserved_.emplace(slug, unserved_reason(c.fp.gpu, file, listed_.names()));
+      unserved_.emplace(slug, unserved_reason(c.fp.gpu, file, listed_.names));
       return;
     }
     if (c.fp.kernel_hash != archs_.at(*arch).kernel_hash) {

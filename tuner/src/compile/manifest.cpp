@@ -377,9 +377,12 @@ std::size_t Manifest::default_index() const {
 }
 
 std::string Manifest::describe(std::span<const int64_t> values) const {
-  std::vector<std::string> names;
-  for (const auto& p : spec.parameters) names.push_back(p.name);
-  return assignments_text(names, values);
+  // Its own loop, not assignments_text: the names live in the parameters, and the tune loop
+  // calls this for every config it compiles and measures, so no list is built per call.
+  std::string out;
+  for (std::size_t k = 0; k < values.size() && k < spec.parameters.size(); ++k)
+    out += (k ? " " : "") + spec.parameters[k].name + "=" + std::to_string(values[k]);
+  return out;
 }
 
 std::filesystem::path arch_kernel_dir(const Manifest& m, const std::filesystem::path& kernel_dir,
