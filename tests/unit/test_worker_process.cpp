@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ktune/error.hpp"
+#include "ktune/text.hpp"
 #include "ktune/worker_process.hpp"
 #include "ktune/worker_protocol.hpp"
 
@@ -242,18 +243,14 @@ TEST_F(WorkerProcessTest, CallAfterDeathIsDiedWithoutThrowing) {
   EXPECT_EQ(w->wait_ready(kCall).detail, "worker is not running");
 }
 
-TEST_F(WorkerProcessTest, NonexistentProgramIsExitCode127) {
-  const std::string log = temp_path("missing.log");
-  ::unlink(log.c_str());
-  {
-    WorkerProcess w({"/nonexistent/ktune-no-such-worker", "--flag"}, log);
-    auto r = w.wait_ready(kStart);
-    EXPECT_EQ(r.outcome, Outcome::Died);
-    EXPECT_EQ(r.detail, "exit code 127");
+TEST_F(WorkerProcessTest, NonexistentProgramIsAnErrorThatNamesIt) {
+  try {
+    WorkerProcess w({"/nonexistent/ktune-no-such-worker", "--flag"}, temp_path("missing.log"));
+    FAIL() << "expected ktune::Error";
+  } catch (const ktune::Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "cannot start worker /nonexistent/ktune-no-such-worker: " + ktune::errno_text(ENOENT));
   }
-  std::string text = read_file(log);
-  EXPECT_NE(text.find("cannot execute worker /nonexistent/ktune-no-such-worker"), std::string::npos) << text;
-  ::unlink(log.c_str());
 }
 
 TEST_F(WorkerProcessTest, OneWorkerDyingLeavesAnotherAlone) {

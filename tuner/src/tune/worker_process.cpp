@@ -5,7 +5,6 @@
 #include <csignal>
 #include <cstring>
 #include <ctime>
-#include <string_view>
 #include <thread>
 
 #include <fcntl.h>
@@ -15,6 +14,7 @@
 #include <unistd.h>
 
 #include "ktune/error.hpp"
+#include "ktune/process.hpp"
 #include "ktune/text.hpp"
 
 namespace ktune {
@@ -31,12 +31,14 @@ constexpr milliseconds kExitGrace{200};
 // A reply line longer than this is a runaway writer, not a reply.
 constexpr std::size_t kMaxLine = std::size_t{64} << 20;
 
-// Pipe and log fds must not be 0..2: the child dup2()s onto those, and dup2(fd, fd) would
-// neither move nor un-cloexec it. Only happens when the tuner runs with a std stream closed.
-// Returns false (fd untouched) when it cannot move it.
-bool move_above_stdio(int& fd) {
-  if (fd > STDERR_FILENO) return true;
-  int moved = ::fcntl(fd, F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
+// The child's descriptors 0..2 and its reply descriptor are dup2()ed onto from ours, so
+// ours must not hold those numbers: a dup2 onto one would close it before its own turn.
+// Only happens when the tuner runs with a std stream closed. Returns false (fd untouched)
+// when it cannot move it.
+constexpr int kChildReplyFd = 3;
+bool move_above_reserved(int& fd) {
+  if (fd > kChildReplyFd) return true;
+  int moved = ::fcntl(fd, F_DUPFD_CLOEXEC, kChildReplyFd + 1);
   if (moved < 0) return false;
   ::close(fd);
   fd = moved;
@@ -184,38 +186,6 @@ std::string reap_dead_worker(pid_t pid) {
   return describe_status(status);
 }
 
-// Child side of fork(): async-signal-safe calls only (the tuner may have threads).
-[[noreturn]] void exec_child(char* const* argv, char* const* envp, int request_read, int reply_write, int log_fd,
-                             const std::string& exec_failed) {
-  ::setpgid(0, 0);
-  // A fresh program expects default signal handling; the tuner's mask and SIGPIPE
-  // disposition would otherwise be inherited across exec.
-  sigset_t none;
-  sigemptyset(&none);
-  ::sigprocmask(SIG_SETMASK, &none, nullptr);
-  ::signal(SIGPIPE, SIG_DFL);
-  if (::dup2(request_read, STDIN_FILENO) < 0) ::_exit(127);
-  if (log_fd >= 0) {
-    if (::dup2(log_fd, STDOUT_FILENO) < 0 || ::dup2(log_fd, STDERR_FILENO) < 0) ::_exit(127);
-  }
-  // The reply end is the one pipe fd the worker keeps across exec.
-  if (::fcntl(reply_write, F_SETFD, 0) < 0) ::_exit(127);
-  ::execvpe(argv[0], argv, envp);
-  // No strerror here (not async-signal-safe): the errno number is formatted by hand.
-  int err = errno;
-  char digits[16];
-  int n = 0;
-  do {
-    digits[n++] = static_cast<char>('0' + err % 10);
-    err /= 10;
-  } while (err > 0 && n < 15);
-  ssize_t ignored = ::write(STDERR_FILENO, exec_failed.data(), exec_failed.size());
-  while (n > 0) ignored = ::write(STDERR_FILENO, &digits[--n], 1);
-  ignored = ::write(STDERR_FILENO, ")\n", 2);
-  (void)ignored;
-  ::_exit(127);
-}
-
 }  // namespace
 
 WorkerProcess::WorkerProcess(std::vector<std::string> argv, std::string log_path,
@@ -237,7 +207,7 @@ WorkerProcess::WorkerProcess(std::vector<std::string> argv, std::string log_path
       if (fd >= 0) ::close(fd);
   };
   for (int* fd : {&request[0], &request[1], &reply[0], &reply[1]}) {
-    if (!move_above_stdio(*fd)) {
+    if (!move_above_reserved(*fd)) {
       int err = errno;
       close_all();
       throw Error("cannot start worker " + argv[0] + ": fcntl(F_DUPFD) failed: " + errno_text(err));
@@ -251,46 +221,30 @@ WorkerProcess::WorkerProcess(std::vector<std::string> argv, std::string log_path
       close_all();
       throw Error("cannot start worker " + argv[0] + ": cannot open log " + log_path + ": " + errno_text(err));
     }
-    if (!move_above_stdio(log_fd)) {
+    if (!move_above_reserved(log_fd)) {
       int err = errno;
       close_all();
       throw Error("cannot start worker " + argv[0] + ": fcntl(F_DUPFD) failed: " + errno_text(err));
     }
   }
 
-  // Everything the child needs is built before fork(): it must not allocate.
-  argv.push_back("--reply-fd=" + std::to_string(reply[1]));
-  std::vector<char*> cargv;
-  for (auto& a : argv) cargv.push_back(a.data());
-  cargv.push_back(nullptr);
-  const std::string exec_failed = "ktune: cannot execute worker " + argv[0] + " (errno ";
-  // The child's environment: this process's, with `env` replacing variables of its names.
-  std::vector<std::string> environment;
-  for (char** e = environ; *e; ++e) {
-    const std::string_view entry(*e);
-    const std::string_view name = entry.substr(0, entry.find('='));
-    bool replaced = false;
-    for (const auto& [n, v] : env) replaced = replaced || n == name;
-    if (!replaced) environment.emplace_back(entry);
-  }
-  for (const auto& [n, v] : env) environment.push_back(n + "=" + v);
-  std::vector<char*> cenv;
-  for (auto& e : environment) cenv.push_back(e.data());
-  cenv.push_back(nullptr);
-
-  pid_t pid = ::fork();
-  if (pid < 0) {
-    int err = errno;
-    close_all();
-    throw Error("cannot start worker " + argv[0] + ": fork failed: " + errno_text(err));
-  }
-  if (pid == 0) exec_child(cargv.data(), cenv.data(), request[0], reply[1], log_fd, exec_failed);
-
-  // Also set from this side, so that a kill right after fork() already reaches the group.
-  ::setpgid(pid, pid);
+  ProcessOptions options;
+  options.stdin_fd = request[0];
+  options.output_fd = log_fd;
+  options.pass_fd = {reply[1], kChildReplyFd};
+  options.own_process_group = true;  // a kill of its group also takes what it started
+  options.env = std::move(env);
+  argv.push_back("--reply-fd=" + std::to_string(kChildReplyFd));
+  int err = 0;
+  const pid_t pid = start_process(argv, options, &err);
   ::close(request[0]);
   ::close(reply[1]);
   if (log_fd >= 0) ::close(log_fd);
+  if (pid < 0) {
+    ::close(request[1]);
+    ::close(reply[0]);
+    throw Error("cannot start worker " + argv[0] + ": " + errno_text(err));
+  }
   pid_ = pid;
   to_child_ = request[1];
   from_child_ = reply[0];
