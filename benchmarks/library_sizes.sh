@@ -10,7 +10,6 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 tool=$(realpath "$1") work=$2; shift 2
 lists=("$@")
 ((${#lists[@]})) || lists=(90 "80;90")
-kernels=(sgemm hgemm_f16 hgemm_bf16 hgemm_wgmma_f16 hgemm_wgmma_bf16 fmha_d64 fmha_d128 softmax_f32 softmax_bf16 transpose)
 mkdir -p "$work"
 declare -A line size
 for archs in "${lists[@]}"; do
@@ -19,6 +18,7 @@ for archs in "${lists[@]}"; do
     -DKTUNE_BUILD_TESTS=OFF -DKTUNE_BUILD_BENCHMARKS=OFF -DKTUNE_BUILD_EXAMPLES=ON -DKTUNE_TUNE=OFF \
     -DKTUNE_EAGER_LIMIT=0 -DKTUNE_CUDA_ARCH="$archs" >"$b.configure.log" 2>&1 ||
     { cat "$b.configure.log"; exit 1; }
+  mapfile -t kernels <"$b/kernels/examples.txt"  # the examples as kernels/CMakeLists.txt declared them
   cmake --build "$b" --target "${kernels[@]/#/ktune_}" >"$b.build.log" 2>&1 || { tail -30 "$b.build.log"; exit 1; }
   for k in "${kernels[@]}"; do
     line[$archs,$k]=$(sed -n "s/^ktune: $k: baked.*\[\(.*\)\]$/\1/p" "$b.build.log" | tail -1)

@@ -408,62 +408,56 @@ endfunction()
 
 # --- ktune_add_kernel ------------------------------------------------------------------
 
-function(ktune_add_kernel name)
-  set(where "ktune_add_kernel(${name})")
-  set(keywords SOURCE DEFAULT MAX_CONFIGS HARNESS ENTRY STRATEGY SEED ARCH)
-  set(list_keywords PARAMS WHERE FLAGS INCLUDE_DIRS KEYS DB_DIRS BUDGET)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "" "${keywords}" "${list_keywords}")
-  string(CONCAT all_keywords "SOURCE, PARAMS, WHERE, DEFAULT, FLAGS, ARCH, INCLUDE_DIRS, MAX_CONFIGS, ENTRY, KEYS, "
-                              "HARNESS, DB_DIRS, STRATEGY, BUDGET and SEED")
-  if(arg_UNPARSED_ARGUMENTS)
-    list(GET arg_UNPARSED_ARGUMENTS 0 bad)
-    message(FATAL_ERROR "${where}: unknown argument '${bad}'; ktune_add_kernel takes ${all_keywords}")
-  endif()
-  foreach(kw IN LISTS arg_KEYWORDS_MISSING_VALUES)
-    message(FATAL_ERROR "${where}: ${kw} is given without a value; give one or drop ${kw}")
-  endforeach()
-  # cmake_parse_arguments drops empty values and keeps the last of a repeated keyword: both
-  # hide a mistake (a variable that is not set, a copied line), so they are refused here.
-  if(ARGC GREATER 1)
-    set(current "")
-    set(seen "")
-    math(EXPR last "${ARGC} - 1")
-    foreach(i RANGE 1 ${last})
-      set(arg "${ARGV${i}}")
-      if(arg IN_LIST keywords OR arg IN_LIST list_keywords)
-        if(arg IN_LIST keywords AND arg IN_LIST seen)
-          message(FATAL_ERROR "${where}: ${arg} is given twice; give it once")
-        endif()
-        list(APPEND seen "${arg}")
-        set(current "${arg}")
-      elseif(arg STREQUAL "" AND NOT current STREQUAL "")
-        message(FATAL_ERROR "${where}: ${current} has an empty value (a variable that is not set?); "
-                            "give a value or drop it")
-      elseif(current IN_LIST list_keywords AND arg MATCHES "^[A-Z][A-Z_]+$")
-        # A misspelt keyword after a list keyword is taken as one of its values: name it as
-        # what it is. PARAMS, KEYS, FLAGS and BUDGET values are never a bare upper-case word;
-        # WHERE and the directories' may be, so there only a keyword cut short or lengthened
-        # (WHER, PARAM, INCLUDE_DIR) counts.
-        set(misspelt FALSE)
-        if(current MATCHES "^(PARAMS|KEYS|FLAGS|BUDGET)$")
-          set(misspelt TRUE)
-        else()
-          foreach(kw IN LISTS keywords list_keywords)
-            string(FIND "${kw}" "${arg}" at_kw)
-            string(FIND "${arg}" "${kw}" at_arg)
-            string(LENGTH "${arg}" arg_length)
-            if(arg_length GREATER 2 AND (at_kw EQUAL 0 OR at_arg EQUAL 0))
-              set(misspelt TRUE)
-            endif()
-          endforeach()
-        endif()
-        if(misspelt)
-          message(FATAL_ERROR "${where}: unknown keyword '${arg}' (read as a value of ${current}); "
-                              "ktune_add_kernel takes ${all_keywords}")
-        endif()
+# Each ktune_add_kernel step below is a function of its own; a function sees its caller's
+# variables (the parsed arg_* among them) and hands its results back with PARENT_SCOPE.
+
+# What cmake_parse_arguments lets through: an empty value and a repeated keyword (it drops
+# the one and keeps the last of the other) both hide a mistake (a variable that is not set,
+# a copied line), and a misspelt keyword after a list keyword reads as one of its values.
+# Reads the arguments as the caller copied them, raw_1..raw_<raw_count>: ARGN would drop
+# the empty ones and split any holding a ';'.
+function(_ktune_check_raw_arguments where keywords list_keywords all_keywords)
+  set(current "")
+  set(seen "")
+  foreach(i RANGE 1 ${raw_count})
+    set(arg "${raw_${i}}")
+    if(arg IN_LIST keywords OR arg IN_LIST list_keywords)
+      if(arg IN_LIST keywords AND arg IN_LIST seen)
+        message(FATAL_ERROR "${where}: ${arg} is given twice; give it once")
       endif()
-    endforeach()
-  endif()
+      list(APPEND seen "${arg}")
+      set(current "${arg}")
+    elseif(arg STREQUAL "" AND NOT current STREQUAL "")
+      message(FATAL_ERROR "${where}: ${current} has an empty value (a variable that is not set?); "
+                          "give a value or drop it")
+    elseif(current IN_LIST list_keywords AND arg MATCHES "^[A-Z][A-Z_]+$")
+      # PARAMS, KEYS, FLAGS and BUDGET values are never a bare upper-case word; WHERE and the
+      # directories' may be, so there only a keyword cut short or lengthened (WHER, PARAM,
+      # INCLUDE_DIR) counts.
+      set(misspelt FALSE)
+      if(current MATCHES "^(PARAMS|KEYS|FLAGS|BUDGET)$")
+        set(misspelt TRUE)
+      else()
+        foreach(kw IN LISTS keywords list_keywords)
+          string(FIND "${kw}" "${arg}" at_kw)
+          string(FIND "${arg}" "${kw}" at_arg)
+          string(LENGTH "${arg}" arg_length)
+          if(arg_length GREATER 2 AND (at_kw EQUAL 0 OR at_arg EQUAL 0))
+            set(misspelt TRUE)
+          endif()
+        endforeach()
+      endif()
+      if(misspelt)
+        message(FATAL_ERROR "${where}: unknown keyword '${arg}' (read as a value of ${current}); "
+                            "ktune_add_kernel takes ${all_keywords}")
+      endif()
+    endif()
+  endforeach()
+endfunction()
+
+# The kernel's name: a C identifier whose targets (ktune_<name>[_cubins|_tune|_tuner|_retune],
+# ktune::<name>) no other kernel and nothing of ktune's already make. Registers it.
+function(_ktune_claim_name name where)
   if(NOT name MATCHES "^[A-Za-z_][A-Za-z0-9_]*$")
     message(FATAL_ERROR "${where}: the kernel name is not a C identifier; use letters, digits and '_'")
   endif()
@@ -471,14 +465,12 @@ function(ktune_add_kernel name)
   if(name IN_LIST kernels)
     message(FATAL_ERROR "${where}: a kernel named '${name}' was already added; give each kernel its own name")
   endif()
-  # Each kernel makes targets ktune_<name>[_cubins|_tune|_tuner|_retune]: a name must not
-  # make one that ktune itself or another kernel already has.
   if(name MATCHES "^(runtime|space|tuner|tuner_main|replay|gpu_identity|examples)$")
     message(FATAL_ERROR "${where}: the kernel name would make target ktune_${name}, which is ktune's own; "
                         "rename the kernel")
   endif()
-  # ...and target ktune::<name>: ktune::ktune is the installed ktune tool, ktune::host_* the
-  # libraries of the tool built at configure time.
+  # ktune::ktune is the installed ktune tool, ktune::host_* the libraries of the tool built
+  # at configure time.
   if(name MATCHES "^(ktune|host_runtime|host_space|host_tuner|host_tuner_main)$")
     message(FATAL_ERROR "${where}: the kernel name would make target ktune::${name}, which is ktune's own; "
                         "rename the kernel")
@@ -498,6 +490,11 @@ function(ktune_add_kernel name)
     endforeach()
   endforeach()
   set_property(GLOBAL APPEND PROPERTY KTUNE_KERNELS "${name}")
+endfunction()
+
+# SOURCE and HARNESS (with KEYS, each needs the other) as absolute paths of files:
+# sets `source` and, with HARNESS, `harness`.
+function(_ktune_kernel_files name where)
   if(NOT DEFINED arg_SOURCE)
     message(FATAL_ERROR "${where}: SOURCE is missing; name the kernel's .cu file, e.g. SOURCE kernels/${name}.cu")
   endif()
@@ -519,6 +516,7 @@ function(ktune_add_kernel name)
     message(FATAL_ERROR "${where}: KEYS are given without HARNESS; name the C++ file that defines "
                         "ktune_harness(), e.g. HARNESS ${name}_harness.cpp")
   endif()
+  set(source "${source}" PARENT_SCOPE)
   if(DEFINED arg_HARNESS)
     get_filename_component(harness "${arg_HARNESS}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
     if(NOT EXISTS "${harness}")
@@ -528,8 +526,13 @@ function(ktune_add_kernel name)
       message(FATAL_ERROR "${where}: HARNESS ${arg_HARNESS} is a directory; name the C++ file that "
                           "defines ktune_harness()")
     endif()
+    set(harness "${harness}" PARENT_SCOPE)
   endif()
-  # The search: which configs the tuner measures (all of them unless told otherwise).
+endfunction()
+
+# The search, which configs the tuner measures (all of them unless told otherwise), as the
+# tuner's options: sets `search_args`.
+function(_ktune_search_args where)
   set(search_args "")
   if(DEFINED arg_STRATEGY)
     # The name is checked by `ktune plan` against the strategy table (search_choice.cpp).
@@ -582,6 +585,13 @@ function(ktune_add_kernel name)
     message(FATAL_ERROR "${where}: STRATEGY, BUDGET and SEED steer tuning, which needs KEYS and "
                         "HARNESS; add them or drop the search options")
   endif()
+  set(search_args "${search_args}" PARENT_SCOPE)
+endfunction()
+
+# The project's ktune settings, and the kernel's MAX_CONFIGS over KTUNE_MAX_CONFIGS: sets
+# `max_configs`. (FLAGS are checked by `ktune plan`, tuner/src/compile/nvcc_flags.cpp: one
+# rule with a T1 spec's CompilerOptions.)
+function(_ktune_check_settings where)
   if(NOT KTUNE_TUNE MATCHES "^(AUTO|ON|OFF)$")
     message(FATAL_ERROR "ktune: KTUNE_TUNE='${KTUNE_TUNE}'; use AUTO, ON or OFF")
   endif()
@@ -600,8 +610,6 @@ function(ktune_add_kernel name)
   if(digits GREATER 18)
     message(FATAL_ERROR "${where}: MAX_CONFIGS '${max_configs}' is too large; give at most 18 digits")
   endif()
-  # FLAGS are checked by `ktune plan` (tuner/src/compile/nvcc_flags.cpp): one rule with a T1
-  # spec's CompilerOptions.
   string(LENGTH "${KTUNE_MAX_POINTS}" digits)
   if(NOT KTUNE_MAX_POINTS MATCHES "^[1-9][0-9]*$" OR digits GREATER 18)
     message(FATAL_ERROR "ktune: KTUNE_MAX_POINTS='${KTUNE_MAX_POINTS}' is not a positive integer of at most 18 digits; "
@@ -611,17 +619,17 @@ function(ktune_add_kernel name)
     message(FATAL_ERROR "ktune: KTUNE_EAGER_LIMIT='${KTUNE_EAGER_LIMIT}' is not a non-negative integer; "
                         "set e.g. -DKTUNE_EAGER_LIMIT=512")
   endif()
+  set(max_configs "${max_configs}" PARENT_SCOPE)
+endfunction()
 
-  _ktune_find_nvcc()
-  _ktune_resolve_arch()
-  _ktune_host_tool()
-  # ARCH: kernels built on architecture-specific instructions (wgmma: sm_90a) name their own.
+# The architectures the kernel is built for: the project's, or its own ARCH (a kernel built
+# on architecture-specific instructions, wgmma: sm_90a, is built for that one only, its
+# cubins and its PTX). Sets `arch`, `archs` and `ptx_arch`.
+function(_ktune_kernel_archs where)
   set(arch "${KTUNE_RESOLVED_ARCH}")
   set(archs "${KTUNE_RESOLVED_ARCHS}")
   set(ptx_arch "${KTUNE_RESOLVED_PTX_ARCH}")
   if(DEFINED arg_ARCH)
-    # A kernel of one architecture (wgmma: sm_90a) is built for that one only: its cubins and
-    # its PTX, whatever the project lists.
     if(NOT arg_ARCH MATCHES "^[1-9][0-9]+[af]?$")
       message(FATAL_ERROR "${where}: ARCH '${arg_ARCH}' is not a CUDA architecture; give its number as "
                           "in sm_<arch>, e.g. ARCH 90a")
@@ -643,45 +651,43 @@ function(ktune_add_kernel name)
                       "its cubins load only on sm_${kernel_number} GPUs, so it is not tuned or run on the others")
     endif()
   endif()
-  get_property(tool GLOBAL PROPERTY KTUNE_TOOL)
+  set(arch "${arch}" PARENT_SCOPE)
+  set(archs "${archs}" PARENT_SCOPE)
+  set(ptx_arch "${ptx_arch}" PARENT_SCOPE)
+endfunction()
 
-  set(include_dirs "")
-  foreach(dir IN LISTS arg_INCLUDE_DIRS)
+# A list of directories, relative to the calling CMakeLists, as absolute paths that must
+# exist: sets `out`. `what` ends the message for one that is not a directory.
+function(_ktune_directories where keyword dirs what out)
+  set(result "")
+  foreach(dir IN LISTS dirs)
     get_filename_component(dir "${dir}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
     if(NOT IS_DIRECTORY "${dir}")
-      message(FATAL_ERROR "${where}: INCLUDE_DIRS entry ${dir} is not a directory")
+      message(FATAL_ERROR "${where}: ${keyword} entry ${dir} is not a directory${what}")
     endif()
-    list(APPEND include_dirs "${dir}")
+    list(APPEND result "${dir}")
   endforeach()
+  set(${out} "${result}" PARENT_SCOPE)
+endfunction()
 
-  set(out_dir "${CMAKE_BINARY_DIR}/_ktune/${name}")
+# `ktune plan`: the space enumerated, checked and written under out_dir (manifest.json,
+# configs.cmake) from the kernel's arguments.
+function(_ktune_plan name where tool out_dir source max_configs search_args)
+  _ktune_directories("${where}" INCLUDE_DIRS "${arg_INCLUDE_DIRS}" "" include_dirs)
   set(plan_args --kernel "${name}" --source "${source}" --out-dir "${out_dir}" --tool "${tool}"
                 --max-configs "${max_configs}" --max-points "${KTUNE_MAX_POINTS}" --eager-limit "${KTUNE_EAGER_LIMIT}"
                 "--nvcc=${KTUNE_NVCC}" "--arch=${arch}" "--ptx-arch=${ptx_arch}")
-  foreach(a IN LISTS archs)
-    list(APPEND plan_args "--archs=${a}")
-  endforeach()
-  foreach(l IN LISTS CMAKE_CUDA_COMPILER_LAUNCHER)
-    list(APPEND plan_args "--launcher=${l}")
-  endforeach()
-  foreach(p IN LISTS arg_PARAMS)
-    list(APPEND plan_args "--param=${p}")
-  endforeach()
-  foreach(w IN LISTS arg_WHERE)
-    list(APPEND plan_args "--where=${w}")
+  foreach(option_list IN ITEMS "archs;archs" "launcher;CMAKE_CUDA_COMPILER_LAUNCHER" "param;arg_PARAMS"
+                               "where;arg_WHERE" "flag;arg_FLAGS" "include-dir;include_dirs" "key;arg_KEYS")
+    list(GET option_list 0 option)
+    list(GET option_list 1 variable)
+    foreach(value IN LISTS ${variable})
+      list(APPEND plan_args "--${option}=${value}")
+    endforeach()
   endforeach()
   if(DEFINED arg_DEFAULT)
     list(APPEND plan_args "--default=${arg_DEFAULT}")
   endif()
-  foreach(f IN LISTS arg_FLAGS)
-    list(APPEND plan_args "--flag=${f}")
-  endforeach()
-  foreach(i IN LISTS include_dirs)
-    list(APPEND plan_args "--include-dir=${i}")
-  endforeach()
-  foreach(k IN LISTS arg_KEYS)
-    list(APPEND plan_args "--key=${k}")
-  endforeach()
   if(DEFINED arg_ENTRY)
     list(APPEND plan_args "--entry=${arg_ENTRY}")
   endif()
@@ -695,16 +701,17 @@ function(ktune_add_kernel name)
     message(FATAL_ERROR "${where}: ${err}")
   endif()
   message(STATUS "ktune: ${out}")
+endfunction()
 
-  # configs.cmake: the DEFAULT's id and PTX command, and, unless the space is compiled on
-  # demand, one _ktune_cubin() line per config. The commands are made by `ktune plan`.
+# The compile steps `ktune plan` wrote into configs.cmake: the DEFAULT as PTX (what runs,
+# through the driver's JIT, on GPUs nothing was compiled for) and, unless the space is
+# compiled on demand, one cubin per config, summed up by `ktune cubins` (how many compiled,
+# which failed and where the logs are) in target ktune_<name>_cubins.
+function(_ktune_add_compile_steps name tool out_dir source)
   set(_ktune_kernel_dir "${out_dir}")
   set(_ktune_source "${source}")
   set(_ktune_records "")
   include("${out_dir}/configs.cmake")
-
-  # The DEFAULT config as PTX: what runs, through the driver's JIT, on GPUs nothing was
-  # compiled for.
   add_custom_command(
     OUTPUT "${out_dir}/default.ptx"
     COMMAND ${_ktune_default_ptx_command}
@@ -713,28 +720,54 @@ function(ktune_add_kernel name)
     JOB_POOL ktune_nvcc
     COMMENT "ktune: ${name} DEFAULT config as PTX"
     VERBATIM)
-
-  # The summary line after the cubins: how many compiled, which failed and where the logs are.
-  set(cubins_args "${out_dir}/manifest.json" --out "${out_dir}/cubins.json")
-  set(on_demand_args "")
   add_custom_command(
     OUTPUT "${out_dir}/cubins.json"
-    COMMAND "${tool}" cubins ${cubins_args}
+    COMMAND "${tool}" cubins "${out_dir}/manifest.json" --out "${out_dir}/cubins.json"
     DEPENDS ${_ktune_records} "${out_dir}/manifest.json"
     VERBATIM)
   add_custom_target(ktune_${name}_cubins ALL DEPENDS "${out_dir}/cubins.json")
   set_target_properties(ktune_${name}_cubins PROPERTIES
     KTUNE_MANIFEST "${out_dir}/manifest.json")
+endfunction()
 
-  set(db_dirs "${KTUNE_DB_DIR}/${name}")
-  foreach(dir IN LISTS arg_DB_DIRS)
-    get_filename_component(dir "${dir}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
-    if(NOT IS_DIRECTORY "${dir}")
-      message(FATAL_ERROR "${where}: DB_DIRS entry ${dir} is not a directory; name a directory of "
-                          "tuning DBs (<GPU model>.json), e.g. one `ktune merge` wrote")
-    endif()
-    list(APPEND db_dirs "${dir}")
+function(ktune_add_kernel name)
+  set(where "ktune_add_kernel(${name})")
+  set(keywords SOURCE DEFAULT MAX_CONFIGS HARNESS ENTRY STRATEGY SEED ARCH)
+  set(list_keywords PARAMS WHERE FLAGS INCLUDE_DIRS KEYS DB_DIRS BUDGET)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "${keywords}" "${list_keywords}")
+  string(CONCAT all_keywords "SOURCE, PARAMS, WHERE, DEFAULT, FLAGS, ARCH, INCLUDE_DIRS, MAX_CONFIGS, ENTRY, KEYS, "
+                              "HARNESS, DB_DIRS, STRATEGY, BUDGET and SEED")
+  if(arg_UNPARSED_ARGUMENTS)
+    list(GET arg_UNPARSED_ARGUMENTS 0 bad)
+    message(FATAL_ERROR "${where}: unknown argument '${bad}'; ktune_add_kernel takes ${all_keywords}")
+  endif()
+  foreach(kw IN LISTS arg_KEYWORDS_MISSING_VALUES)
+    message(FATAL_ERROR "${where}: ${kw} is given without a value; give one or drop ${kw}")
   endforeach()
+  math(EXPR raw_count "${ARGC} - 1")
+  if(raw_count GREATER 0)
+    foreach(i RANGE 1 ${raw_count})
+      set(raw_${i} "${ARGV${i}}")
+    endforeach()
+    _ktune_check_raw_arguments("${where}" "${keywords}" "${list_keywords}" "${all_keywords}")
+  endif()
+  _ktune_claim_name("${name}" "${where}")
+  _ktune_kernel_files("${name}" "${where}")  # source, harness
+  _ktune_search_args("${where}")             # search_args
+  _ktune_check_settings("${where}")          # max_configs
+
+  _ktune_find_nvcc()
+  _ktune_resolve_arch()
+  _ktune_host_tool()
+  _ktune_kernel_archs("${where}")  # arch, archs, ptx_arch
+  get_property(tool GLOBAL PROPERTY KTUNE_TOOL)
+  set(out_dir "${CMAKE_BINARY_DIR}/_ktune/${name}")
+  _ktune_plan("${name}" "${where}" "${tool}" "${out_dir}" "${source}" "${max_configs}" "${search_args}")
+  _ktune_add_compile_steps("${name}" "${tool}" "${out_dir}" "${source}")
+
+  _ktune_directories("${where}" DB_DIRS "${arg_DB_DIRS}"
+                     "; name a directory of tuning DBs (<GPU model>.json), e.g. one `ktune merge` wrote" db_dirs)
+  list(PREPEND db_dirs "${KTUNE_DB_DIR}/${name}")
   set(tune_output "")
   if(DEFINED arg_HARNESS)
     list(APPEND search_args --compile-jobs "${KTUNE_COMPILE_JOBS}" --max-configs "${max_configs}")
@@ -750,8 +783,7 @@ function(ktune_add_kernel name)
       set(tune_output "${out_dir}/tune.json")
     endif()
   endif()
-  list(APPEND on_demand_args --jobs "${KTUNE_COMPILE_JOBS}")
-  _ktune_add_bake_step(${name} "${out_dir}" "${tune_output}" "${db_dirs}" "${on_demand_args}")
+  _ktune_add_bake_step(${name} "${out_dir}" "${tune_output}" "${db_dirs}" "--jobs;${KTUNE_COMPILE_JOBS}")
 endfunction()
 
 # ktune::runtime, compiled with the project's own compiler and flags: it goes into the

@@ -12,7 +12,13 @@ cmake -S "$root" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKTUNE_HO
   -DKTUNE_BUILD_TESTS=OFF -DKTUNE_BUILD_BENCHMARKS=OFF -DKTUNE_BUILD_EXAMPLES=ON -DKTUNE_TUNE=OFF \
   -DKTUNE_EAGER_LIMIT=0 -DKTUNE_CUDA_ARCH=90 >"$work/configure.log" 2>&1 || { cat "$work/configure.log"; fail configure; }
 cmake --build "$work/build" --target ktune-demo >"$work/build.log" 2>&1 || { cat "$work/build.log"; fail build; }
-kernels="sgemm hgemm_f16 hgemm_bf16 hgemm_wgmma_f16 hgemm_wgmma_bf16 fmha_d64 fmha_d128 softmax_f32 softmax_bf16 transpose"
+# The examples as kernels/CMakeLists.txt declared them; each ships an H200 DB, and every
+# shipped DB is an example's.
+kernels=$(cat "$work/build/kernels/examples.txt")
+[[ -n $kernels ]] || fail "no examples listed in $work/build/kernels/examples.txt"
+for d in "$root"/generated/*/; do
+  grep -qx "$(basename "$d")" <<<"$kernels" || fail "generated/$(basename "$d") is the DB of no example kernel"
+done
 for k in $kernels; do
   grep -q "ktune: $k: baked NVIDIA H200 ([0-9]* keys, from .*generated/$k/NVIDIA_H200.json)" "$work/build.log" ||
     { grep -n "ktune: $k" "$work/build.log"; fail "$k: the shipped H200 DB was not baked"; }

@@ -12,7 +12,10 @@ grep -q '"gpu": null' <<<"$gpu" && { echo "SKIPPED: no GPU: $(sed -n 's/.*"why":
 python3 - "$build/_ktune" <<'PY'
 import json, os, sys
 root, bad = sys.argv[1], 0
-for kernel in ["sgemm", "hgemm_f16", "hgemm_bf16", "hgemm_wgmma_f16", "hgemm_wgmma_bf16", "fmha_d64", "fmha_d128", "softmax_f32", "softmax_bf16", "transpose"]:
+kernels = open(os.path.join(root, "..", "kernels", "examples.txt")).read().split()
+if not kernels:
+    print("FAIL: no example kernels listed in kernels/examples.txt"); sys.exit(1)
+for kernel in kernels:
     path = os.path.join(root, kernel, "tune.json")
     if not os.path.exists(path):
         print(f"FAIL: {kernel}: no {path}: the build did not tune it (KTUNE_TUNE=OFF?)"); bad += 1; continue
