@@ -24,6 +24,16 @@ for archs in 90 "80;90"; do
   sed -n '/^kernel  /,$p' "$b.demo.txt" | tail -n +2 | awk '{ print substr($0, 1, 107), $NF, $(NF-1) }' >"$b.choices"
 done
 cat "$work/build_80_90.demo.txt"
+# What the fleet build embeds for sgemm, as the toolkit lists it where it has cuobjdump
+# (the bake embeds cubins as data, so each cubin file it compiled is listed): for
+# information; the checks are the demo's and cmake.multi_arch's ELF headers.
+if command -v cuobjdump >/dev/null; then
+  for cubin in "$work"/build_80_90/_ktune/sgemm/cubins/*.cubin "$work"/build_80_90/_ktune/sgemm/sm_*/cubins/*.cubin; do
+    echo "${cubin#"$work"/}: $(cuobjdump --list-elf "$cubin" 2>&1 | tr '\n' ' ')$(cuobjdump -elf "$cubin" 2>/dev/null | grep -m1 -o 'arch = sm_[0-9a-z]*')"
+  done
+else
+  echo "cuobjdump not on PATH: the fleet build's cubins are not listed"
+fi
 [[ -s $work/build_90.choices ]] || fail "the demo launched nothing"
 diff "$work/build_90.choices" "$work/build_80_90.choices" || fail "the fleet build launches other configs or rules on this GPU"
 grep -v "DEFAULT matches$" "$work/build_80_90.choices" && fail "an output differs from the DEFAULT's"
