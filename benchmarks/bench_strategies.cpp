@@ -181,6 +181,14 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  const std::vector<std::string> known = ktune::strategy_names();
+  for (const std::string& s : strategies)
+    if (std::find(known.begin(), known.end(), s) == known.end()) {
+      std::string names;
+      for (const std::string& k : known) names += (names.empty() ? "" : ", ") + k;
+      std::fprintf(stderr, "%s: unknown strategy '%s' (known: %s)\n", argv[0], s.c_str(), names.c_str());
+      return 2;
+    }
   if (data.empty()) data = {"../shared/data/benchmark_hub", "benchmarks/recordings"};
   std::vector<fs::path> files;
   for (const fs::path& dir : data) {
