@@ -4,7 +4,7 @@
 # kernel), check the examples' tuning and run the demo (gpu.examples_tuned), the
 # benchmarks and the rest of the gpu test suite (CI runs the others). Logs go to $OUT when set. Needs .deps (scripts/pack-deps.sh) where the
 # machine lacks nlohmann/json, CLI11 or GoogleTest.
-# usage: gpu-machine.sh [benchmark names...]   (default: all of them)
+# usage: gpu-machine.sh [benchmark names...]   (default: all of them; "none" for none)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-build/gpu-out}
@@ -18,7 +18,9 @@ nvidia-smi --query-gpu=name,compute_cap,driver_version --format=csv,noheader
 nvcc --version | tail -2; cmake --version | head -1; ninja --version; nproc
 
 step configure
-rm -rf build/default
+# KEEP_BUILD=1: reuse build/default (a second call on a warm machine: the build is up to
+# date, so only what follows runs, e.g. the gpu suite after a call with GPU_TESTS=0).
+[[ ${KEEP_BUILD:-0} == 1 ]] || rm -rf build/default
 cmake --preset default -DKTUNE_DEPS_DIR="$PWD/.deps" 2>&1 | tee "$out/configure.log" || exit 1
 step build
 start=$EPOCHREALTIME
