@@ -20,21 +20,18 @@ namespace {
 
 double seconds(const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6; }
 
-// posix_spawn's two argument structs, destroyed however we leave.
-struct FileActions {
-  posix_spawn_file_actions_t a;
-  FileActions() { posix_spawn_file_actions_init(&a); }
-  ~FileActions() { posix_spawn_file_actions_destroy(&a); }
-  FileActions(const FileActions&) = delete;
-  FileActions& operator=(const FileActions&) = delete;
+// One of posix_spawn's argument structs, destroyed however we leave.
+template <class T, int (*Init)(T*), int (*Destroy)(T*)>
+struct SpawnArgument {
+  T a;
+  SpawnArgument() { Init(&a); }
+  ~SpawnArgument() { Destroy(&a); }
+  SpawnArgument(const SpawnArgument&) = delete;
+  SpawnArgument& operator=(const SpawnArgument&) = delete;
 };
-struct Attributes {
-  posix_spawnattr_t a;
-  Attributes() { posix_spawnattr_init(&a); }
-  ~Attributes() { posix_spawnattr_destroy(&a); }
-  Attributes(const Attributes&) = delete;
-  Attributes& operator=(const Attributes&) = delete;
-};
+using FileActions =
+    SpawnArgument<posix_spawn_file_actions_t, posix_spawn_file_actions_init, posix_spawn_file_actions_destroy>;
+using Attributes = SpawnArgument<posix_spawnattr_t, posix_spawnattr_init, posix_spawnattr_destroy>;
 
 // The child's environment: ours, with `env` replacing variables of its names.
 std::vector<std::string> environment_with(const std::vector<std::pair<std::string, std::string>>& env) {

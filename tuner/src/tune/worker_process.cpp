@@ -168,7 +168,7 @@ bool exited_within(pid_t pid, milliseconds grace) {
 // Kills the child's whole group (grandchildren included) and reaps the child. Returns its
 // wait status, or -1 when someone else reaped it (e.g. SIGCHLD set to SIG_IGN).
 int kill_group_and_reap(pid_t pid) {
-  if (::kill(-pid, SIGKILL) < 0) ::kill(pid, SIGKILL);  // group not formed yet: the child
+  if (::kill(-pid, SIGKILL) < 0) ::kill(pid, SIGKILL);  // its group is gone: the child alone
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0) {
     if (errno != EINTR) return -1;
@@ -206,13 +206,6 @@ WorkerProcess::WorkerProcess(std::vector<std::string> argv, std::string log_path
     for (int fd : {request[0], request[1], reply[0], reply[1], log_fd})
       if (fd >= 0) ::close(fd);
   };
-  for (int* fd : {&request[0], &request[1], &reply[0], &reply[1]}) {
-    if (!move_above_reserved(*fd)) {
-      int err = errno;
-      close_all();
-      throw Error("cannot start worker " + argv[0] + ": fcntl(F_DUPFD) failed: " + errno_text(err));
-    }
-  }
   // Opened here, not in the child, so that a bad path is an Error that names it.
   if (!log_path.empty()) {
     log_fd = ::open(log_path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
@@ -221,7 +214,9 @@ WorkerProcess::WorkerProcess(std::vector<std::string> argv, std::string log_path
       close_all();
       throw Error("cannot start worker " + argv[0] + ": cannot open log " + log_path + ": " + errno_text(err));
     }
-    if (!move_above_reserved(log_fd)) {
+  }
+  for (int* fd : {&request[0], &request[1], &reply[0], &reply[1], &log_fd}) {
+    if (*fd >= 0 && !move_above_reserved(*fd)) {
       int err = errno;
       close_all();
       throw Error("cannot start worker " + argv[0] + ": fcntl(F_DUPFD) failed: " + errno_text(err));
@@ -237,14 +232,13 @@ WorkerProcess::WorkerProcess(std::vector<std::string> argv, std::string log_path
   argv.push_back("--reply-fd=" + std::to_string(kChildReplyFd));
   int err = 0;
   const pid_t pid = start_process(argv, options, &err);
-  ::close(request[0]);
-  ::close(reply[1]);
-  if (log_fd >= 0) ::close(log_fd);
   if (pid < 0) {
-    ::close(request[1]);
-    ::close(reply[0]);
+    close_all();
     throw Error("cannot start worker " + argv[0] + ": " + errno_text(err));
   }
+  // The child has its copies; ours of its ends are closed.
+  for (int fd : {request[0], reply[1], log_fd})
+    if (fd >= 0) ::close(fd);
   pid_ = pid;
   to_child_ = request[1];
   from_child_ = reply[0];
