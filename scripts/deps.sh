@@ -7,7 +7,8 @@ set -euo pipefail
 packages=(cmake ninja-build g++ nlohmann-json3-dev libcli11-dev libgtest-dev libgmock-dev zlib1g-dev python3
           gnuplot-nox   # gnuplot: `ktune report` draws its plots with it
           clang-format-14   # cmake.format checks the C++ style (.clang-format) with it
-          slurm-wlm munge)  # cmake.slurm starts a single-node Slurm
+          slurm-wlm munge   # cmake.slurm starts a single-node Slurm
+          ccache)           # cmake.compile_cache: ccache in front of every cubin compile
 # scripts/fuzz.sh: libFuzzer comes with clang's runtime libraries.
 [[ ${1:-} == --fuzz ]] && packages+=(clang-14 libclang-rt-14-dev)
 missing=()

@@ -16,58 +16,8 @@ rm -rf "$work" && mkdir -p "$work"
 work=$(cd "$work" && pwd)
 
 # --- A single-node Slurm of this machine's own.
-s=$work/slurm
-mkdir -p "$s"/{state,spool,log,munge}
-chmod 700 "$s/munge"
-head -c 1024 /dev/urandom >"$s/munge/munge.key" && chmod 400 "$s/munge/munge.key"
-ports=($(python3 -c 'import socket
-ss = [socket.socket() for _ in range(2)]
-for x in ss: x.bind(("127.0.0.1", 0))
-print(*[x.getsockname()[1] for x in ss])'))
-host=$(hostname -s)
-cat >"$s/slurm.conf" <<CONF
-ClusterName=ktunetest
-SlurmctldHost=$host
-AuthType=auth/munge
-AuthInfo=socket=$s/munge/munge.socket
-CryptoType=crypto/munge
-SlurmUser=$(id -un)
-SlurmctldPort=${ports[0]}
-SlurmdPort=${ports[1]}
-StateSaveLocation=$s/state
-SlurmdSpoolDir=$s/spool
-SlurmctldPidFile=$s/slurmctld.pid
-SlurmdPidFile=$s/slurmd.pid
-SlurmctldLogFile=$s/log/slurmctld.log
-SlurmdLogFile=$s/log/slurmd.log
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-JobAcctGatherType=jobacct_gather/none
-SchedulerType=sched/builtin
-SelectType=select/cons_tres
-SelectTypeParameters=CR_CPU
-ReturnToService=2
-MpiDefault=none
-NodeName=$host CPUs=$(nproc) State=UNKNOWN
-PartitionName=test Nodes=$host Default=YES MaxTime=INFINITE State=UP
-CONF
-export SLURM_CONF=$s/slurm.conf
-stop() {
-  for pid in "$s/slurmd.pid" "$s/slurmctld.pid" "$s/munge/munged.pid"; do
-    [[ -f $pid ]] && kill "$(cat "$pid")" 2>/dev/null || true
-  done
-}
-trap stop EXIT
-munged --key-file="$s/munge/munge.key" --socket="$s/munge/munge.socket" --pid-file="$s/munge/munged.pid" \
-  --log-file="$s/munge/munged.log" --seed-file="$s/munge/munged.seed" -f || fail "munged did not start"
-slurmctld -c || fail "slurmctld did not start: $(tail -5 "$s/log/slurmctld.log")"
-slurmd -c || fail "slurmd did not start: $(tail -5 "$s/log/slurmd.log")"
-for _ in $(seq 60); do
-  [[ $(sinfo -h -o %t 2>/dev/null) == idle ]] && break
-  sleep 0.5
-done
-[[ $(sinfo -h -o %t) == idle ]] || fail "the node is not idle: $(sinfo 2>&1); $(tail -5 "$s/log/slurmd.log")"
-[[ $(srun -N1 -n1 hostname) == "$host" ]] || fail "srun hostname"
+source "$root/tests/cmake/slurm_node.sh"
+start_slurm_node "$work/slurm"
 echo "ok: a single-node Slurm ($host) is up: slurmctld, slurmd and munged started by this test"
 
 # --- The compile path: every cubin compiled by nvcc run as a Slurm job step.

@@ -139,6 +139,20 @@ says "$work/bad4.txt" "log: $work/broken/out/kernel/logs/"
 says "$work/bad4.txt" "reference outputs: the first valid config (the Default's values did not compile"
 says "$work/bad4.txt" "block_size_x=64 tile_size_x=1 bug=0"
 says "$work/bad4.txt" "no GPU visible"
+# A Default outside the values (block_size_x=96): its values give the reference, and the
+# first line names the baseline as what it is, not as the Default.
+mkdir -p "$work/outside"
+cp "$root/tests/gpu/t1_tune/scaled_sum.cu" "$work/outside/"
+python3 - "$spec" "$work/outside/spec.T1.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+doc["ConfigurationSpace"]["TuningParameters"][0]["Default"] = 96
+json.dump(doc, open(sys.argv[2], "w"))
+PY
+expect 1 "$work/outside.txt" tune --t1 "$work/outside/spec.T1.json" --out "$work/outside/out" --arch 90 --budget 2
+says "$work/outside.txt" "12 configs of 12 points; baseline block_size_x=64 tile_size_x=1 bug=0 (the spec's Default is outside the space: the first valid config); "
+says "$work/outside.txt" "the Default block_size_x=96 is not among the values of block_size_x"
+says "$work/outside.txt" "reference outputs: the Default's values, block_size_x=96 tile_size_x=1 bug=0"
 # --source replaces KernelFile.
 expect 1 "$work/source.txt" tune --t1 "$work/nofile/spec.T1.json" --source "$work/nofile/scaled_sum.cu" --out "$work/source" --arch 90 --budget 1
 says "$work/source.txt" "compiled 2 configs in "

@@ -123,6 +123,25 @@ TEST(BuildPlan, CompileJobIsTheCubinCommandsCompiler) {
   EXPECT_NE(std::find(job.command.begin(), job.command.end(), "-DNAME=\"a b\""), job.command.end());
 }
 
+// ccache caches a command it sees as a compile (-c): with a launcher, the cubin and PTX
+// commands carry -c after their mode; without one they stay as they were.
+TEST(BuildPlan, ALauncherGetsCommandsWithDashC) {
+  auto r = sgemm_request();
+  auto plain = ktune::make_plan(r).manifest;
+  r.compile.launcher = {"ccache"};
+  auto cached = ktune::make_plan(r).manifest;
+  const auto c = plain.configs[0];
+  const auto with = ktune::compile_job(cached, c, "/b").command;
+  const auto without = ktune::compile_job(plain, c, "/b").command;
+  ASSERT_GE(with.size(), 4u);
+  EXPECT_EQ(std::vector<std::string>(with.begin(), with.begin() + 4),
+            (std::vector<std::string>{"ccache", "nvcc", "-cubin", "-c"}));
+  EXPECT_EQ(std::count(without.begin(), without.end(), "-c"), 0);
+  const auto ptx = ktune::default_ptx_command(cached, "/b");
+  EXPECT_EQ(std::vector<std::string>(ptx.begin(), ptx.begin() + 4),
+            (std::vector<std::string>{"ccache", "nvcc", "-ptx", "-c"}));
+}
+
 TEST(BuildPlan, ShellQuote) {
   EXPECT_EQ(ktune::shell_quote("-DTM=64"), "-DTM=64");
   EXPECT_EQ(ktune::shell_quote("/a b"), "'/a b'");

@@ -108,6 +108,8 @@ void add_tune_command(CLI::App& app) {
   sub->add_option("--nvcc", o->q.nvcc, "nvcc (default: KTUNE_NVCC, CUDA_PATH, /usr/local/cuda, PATH)");
   sub->add_option("--flag", o->q.plan.compile.flags,
                   "an extra nvcc flag after the spec's CompilerOptions (repeatable)");
+  sub->add_option("--launcher", o->q.plan.compile.launcher,
+                  "a compiler launcher put before nvcc, e.g. ccache (repeatable: a program, then its arguments)");
   sub->add_option("--jobs", o->q.jobs, "parallel nvcc jobs (default: the cores)")->check(CLI::Range(1u, 4096u));
   sub->add_option("--tuner", o->q.tuner, "the ktune-t1-tuner program (default: beside ktune)");
   sub->add_option("--max-configs", o->q.max_configs,

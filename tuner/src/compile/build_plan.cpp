@@ -252,6 +252,9 @@ std::vector<std::string> nvcc_prefix(const Manifest& m, const std::string& mode,
   std::vector<std::string> out = m.compile.launcher;
   out.push_back(m.compile.nvcc);
   out.push_back(mode);
+  // A compiler cache (ccache) caches only what it sees as a compile, a command with -c; nvcc
+  // takes "-cubin -c" and "-ptx -c" as -cubin and -ptx and writes the same file.
+  if (!m.compile.launcher.empty()) out.push_back("-c");
   out.push_back(arch);
   out.insert(out.end(), m.compile.flags.begin(), m.compile.flags.end());
   for (const auto& dir : m.compile.include_dirs) out.push_back("-I" + dir);

@@ -60,6 +60,17 @@ std::string find_nvcc(const std::string& given) {
       "toolkit or pass --nvcc PATH");
 }
 
+// --launcher's program must run: a missing one would turn every compile into compile-failed.
+void check_launcher(const std::vector<std::string>& launcher) {
+  if (launcher.empty()) return;
+  const std::string& program = launcher.front();
+  const bool found =
+      program.find('/') != std::string::npos ? ::access(program.c_str(), X_OK) == 0 : !on_path(program).empty();
+  if (!found)
+    throw Error("--launcher " + program + ": not an executable" +
+                (program.find('/') != std::string::npos ? "" : " on PATH") + "; install it or give its path");
+}
+
 fs::path self() { return fs::read_symlink("/proc/self/exe"); }
 
 std::string find_tuner(const std::string& given) {
@@ -250,6 +261,7 @@ T1TuneOutcome tune_t1(const T1TuneRequest& q, std::ostream& say) {
   const std::string t1 = q.plan.spec.string();
   T1PlanRequest r = q.plan;
   r.compile.nvcc = find_nvcc(q.nvcc);
+  check_launcher(r.compile.launcher);
   r.tool = self().string();
   if (q.max_configs == 0) throw Error("--max-configs must be a positive integer");
 
@@ -269,11 +281,15 @@ T1TuneOutcome tune_t1(const T1TuneRequest& q, std::ostream& say) {
   const SearchChoice choice = choose_t1_search(q, p);
 
   const std::string default_text = m.describe(m.configs[m.default_index()].values);
+  // A Default outside the space still gives the reference; the baseline is then another config.
+  const std::string baseline =
+      !p.default_outside.empty()
+          ? "baseline " + default_text + " (the spec's Default is outside the space: the first valid config)"
+          : "Default " + default_text +
+                (p.default_from_spec ? "" : " (no usable Default in the spec: the first valid config)");
   say << "ktune: " << m.kernel << " from " << t1 << ": " << m.configs.size() << " configs of " << m.product
-      << " points; Default " << default_text
-      << (p.default_from_spec ? "" : " (no usable Default in the spec: the first valid config)") << "; "
-      << p.keys.size() << " problem size" << (p.keys.size() == 1 ? "" : "s") << "; cubins for sm_" << m.compile.arch
-      << " (" << arch_why << "), " << jobs << " parallel nvcc jobs\n";
+      << " points; " << baseline << "; " << p.keys.size() << " problem size" << (p.keys.size() == 1 ? "" : "s")
+      << "; cubins for sm_" << m.compile.arch << " (" << arch_why << "), " << jobs << " parallel nvcc jobs\n";
   if (!p.space.default_problem.empty()) say << "ktune: warning: " << t1 << ": " << p.space.default_problem << "\n";
   if (!p.default_outside.empty())
     say << "ktune: warning: " << t1 << ": " << p.default_outside
