@@ -117,6 +117,26 @@ SearchChoice choose_t1_search(const T1TuneRequest& q, const T1Plan& p) {
   return choose_search(strategy, budget, seconds, p.manifest.configs.size(), q.max_configs, origin);
 }
 
+// The plan in a line (what, how big, the baseline, the problem sizes, the compiles), then
+// the spec's Default problems as warnings.
+void say_plan(const T1Plan& p, const std::string& t1, const std::string& compiles, std::ostream& say) {
+  const Manifest& m = p.manifest;
+  const std::string default_text = m.describe(m.configs[m.default_index()].values);
+  // A Default outside the space still gives the reference; the baseline is then another config.
+  const std::string baseline =
+      !p.default_outside.empty()
+          ? "baseline " + default_text + " (the spec's Default is outside the space: the first valid config)"
+          : "Default " + default_text +
+                (p.default_from_spec ? "" : " (no usable Default in the spec: the first valid config)");
+  say << "ktune: " << m.kernel << " from " << t1 << ": " << m.configs.size() << " configs of " << m.product
+      << " points; " << baseline << "; " << p.keys.size() << " problem size" << (p.keys.size() == 1 ? "" : "s")
+      << "; cubins for " << compiles << "\n";
+  if (!p.space.default_problem.empty()) say << "ktune: warning: " << t1 << ": " << p.space.default_problem << "\n";
+  if (!p.default_outside.empty())
+    say << "ktune: warning: " << t1 << ": " << p.default_outside
+        << "; its values still give the reference outputs, and the first valid config is the baseline\n";
+}
+
 // What is compiled before the tuner starts: the reference, the DEFAULT and the first valid
 // config besides the reference (the harness falls back on it when the reference does not
 // run); with --compile-only every config.
@@ -280,20 +300,7 @@ T1TuneOutcome tune_t1(const T1TuneRequest& q, std::ostream& say) {
   const Manifest& m = p.manifest;
   const SearchChoice choice = choose_t1_search(q, p);
 
-  const std::string default_text = m.describe(m.configs[m.default_index()].values);
-  // A Default outside the space still gives the reference; the baseline is then another config.
-  const std::string baseline =
-      !p.default_outside.empty()
-          ? "baseline " + default_text + " (the spec's Default is outside the space: the first valid config)"
-          : "Default " + default_text +
-                (p.default_from_spec ? "" : " (no usable Default in the spec: the first valid config)");
-  say << "ktune: " << m.kernel << " from " << t1 << ": " << m.configs.size() << " configs of " << m.product
-      << " points; " << baseline << "; " << p.keys.size() << " problem size" << (p.keys.size() == 1 ? "" : "s")
-      << "; cubins for sm_" << m.compile.arch << " (" << arch_why << "), " << jobs << " parallel nvcc jobs\n";
-  if (!p.space.default_problem.empty()) say << "ktune: warning: " << t1 << ": " << p.space.default_problem << "\n";
-  if (!p.default_outside.empty())
-    say << "ktune: warning: " << t1 << ": " << p.default_outside
-        << "; its values still give the reference outputs, and the first valid config is the baseline\n";
+  say_plan(p, t1, "sm_" + m.compile.arch + " (" + arch_why + "), " + std::to_string(jobs) + " parallel nvcc jobs", say);
   if (!choice.why.empty()) say << "ktune: " << m.kernel << ": search: " << choice.why << "\n";
 
   // The tuner program, looked for before anything is compiled.
