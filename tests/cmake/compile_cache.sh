@@ -3,8 +3,9 @@
 # space compiled whole through CMAKE_CUDA_COMPILER_LAUNCHER=ccache, then _ktune/ deleted and
 # the tree configured and built again: every compile a cache hit, no miss, the same cubins.
 # Then what forces a recompile: a header's code changed moves the DB's kernel hash and
-# misses the cache for every config; put back, both return. Last, `ktune tune --t1
-# --launcher ccache` run again in the same --out after its kernel directory was deleted.
+# misses the cache for every config; put back, both return. Another build tree hits;
+# another checkout hits with CCACHE_BASEDIR. Last, `ktune tune --t1 --launcher ccache` run again in the same
+# --out after its kernel directory was deleted.
 # usage: compile_cache.sh <ktune source> <ktune tool> <work dir>
 set -euo pipefail
 root=$1 tool=$2 work=$3
@@ -71,6 +72,31 @@ build
 expect_stats 7 0 "the header put back"
 [[ $(kernel_hash) == "$hash_before" ]] || fail "the header put back but the kernel hash did not return"
 echo "ok: the header put back: the kernel hash is the first one again"
+
+# Other build trees. ccache leaves the output paths out of its key, so another build tree
+# of the same checkout hits. Another checkout names its sources by other absolute paths:
+# it hits when CCACHE_BASEDIR, a directory above both checkouts, makes ccache read them
+# relative to the build tree, and the checkouts are laid out alike.
+tree() {  # tree <source dir> <build dir>: configure and build, the cache's counters zeroed
+  cmake -S "$1" -B "$2" -G Ninja -Dktune_DIR="$root/cmake" -DKTUNE_HOST_TOOL="$tool" \
+    -DKTUNE_CUDA_ARCH=90 -DKTUNE_COMPILE_JOBS=2 -DKTUNE_EAGER_LIMIT=512 -DKTUNE_TUNE=OFF \
+    -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache >"$2.configure.log" 2>&1 || { cat "$2.configure.log"; fail "configure $2"; }
+  ccache -z >/dev/null
+  cmake --build "$2" --parallel 2 >"$2.build.log" 2>&1 || { cat "$2.build.log"; fail "build $2"; }
+}
+tree "$work/src" "$work/other_tree"
+expect_stats 7 0 "another build tree of the same checkout"
+for c in a b; do
+  mkdir -p "$work/checkout_$c" && cp -r "$root/tests/cmake/sample" "$work/checkout_$c/src"
+done
+tree "$work/checkout_a/src" "$work/checkout_a/build"
+expect_stats 0 7 "another checkout, no CCACHE_BASEDIR"
+export CCACHE_BASEDIR=$work
+tree "$work/checkout_a/src" "$work/checkout_a/build_based"
+expect_stats 0 7 "that checkout with CCACHE_BASEDIR, the first time"
+tree "$work/checkout_b/src" "$work/checkout_b/build_based"
+expect_stats 7 0 "a second checkout, laid out alike, with CCACHE_BASEDIR"
+unset CCACHE_BASEDIR
 
 # ktune tune --t1: the same compiles through --launcher, again in the same --out.
 spec=$root/tests/gpu/t1_tune/scaled_sum.T1.json
