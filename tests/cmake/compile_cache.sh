@@ -16,13 +16,16 @@ rm -rf "$work" && mkdir -p "$work"
 cp -r "$root/tests/cmake/sample" "$work/src"
 b=$work/build k=$work/build/_ktune/tiny
 export CCACHE_DIR=$work/ccache   # a cache of this test's own
+# configure [source dir] [build dir], build [build dir]: the sample's tree $b by default.
 configure() {
-  cmake -S "$work/src" -B "$b" -G Ninja -Dktune_DIR="$root/cmake" -DKTUNE_HOST_TOOL="$tool" \
+  local src=${1:-$work/src} dir=${2:-$b}
+  cmake -S "$src" -B "$dir" -G Ninja -Dktune_DIR="$root/cmake" -DKTUNE_HOST_TOOL="$tool" \
     -DKTUNE_CUDA_ARCH=90 -DKTUNE_COMPILE_JOBS=2 -DKTUNE_EAGER_LIMIT=512 -DKTUNE_TUNE=OFF \
-    -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache >"$work/configure.log" 2>&1 || { cat "$work/configure.log"; fail "configure"; }
+    -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache >"$dir.configure.log" 2>&1 || { cat "$dir.configure.log"; fail "configure $dir"; }
 }
 build() {
-  cmake --build "$b" --parallel 2 >"$work/build.log" 2>&1 || { cat "$work/build.log"; fail "build"; }
+  local dir=${1:-$b}
+  cmake --build "$dir" --parallel 2 >"$dir.build.log" 2>&1 || { cat "$dir.build.log"; fail "build $dir"; }
 }
 # ccache's counters since the last zeroing, as "hits misses".
 stats() {
@@ -77,12 +80,10 @@ echo "ok: the header put back: the kernel hash is the first one again"
 # of the same checkout hits. Another checkout names its sources by other absolute paths:
 # it hits when CCACHE_BASEDIR, a directory above both checkouts, makes ccache read them
 # relative to the build tree, and the checkouts are laid out alike.
-tree() {  # tree <source dir> <build dir>: configure and build, the cache's counters zeroed
-  cmake -S "$1" -B "$2" -G Ninja -Dktune_DIR="$root/cmake" -DKTUNE_HOST_TOOL="$tool" \
-    -DKTUNE_CUDA_ARCH=90 -DKTUNE_COMPILE_JOBS=2 -DKTUNE_EAGER_LIMIT=512 -DKTUNE_TUNE=OFF \
-    -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache >"$2.configure.log" 2>&1 || { cat "$2.configure.log"; fail "configure $2"; }
+tree() {  # tree <source dir> <build dir>: configured and built, the cache's counters zeroed between
+  configure "$1" "$2"
   ccache -z >/dev/null
-  cmake --build "$2" --parallel 2 >"$2.build.log" 2>&1 || { cat "$2.build.log"; fail "build $2"; }
+  build "$2"
 }
 tree "$work/src" "$work/other_tree"
 expect_stats 7 0 "another build tree of the same checkout"

@@ -64,11 +64,10 @@ std::string find_nvcc(const std::string& given) {
 void check_launcher(const std::vector<std::string>& launcher) {
   if (launcher.empty()) return;
   const std::string& program = launcher.front();
-  const bool found =
-      program.find('/') != std::string::npos ? ::access(program.c_str(), X_OK) == 0 : !on_path(program).empty();
-  if (!found)
-    throw Error("--launcher " + program + ": not an executable" +
-                (program.find('/') != std::string::npos ? "" : " on PATH") + "; install it or give its path");
+  const bool is_path = program.find('/') != std::string::npos;
+  if (is_path ? ::access(program.c_str(), X_OK) != 0 : on_path(program).empty())
+    throw Error("--launcher " + program + ": not an executable" + (is_path ? "" : " on PATH") +
+                "; install it or give its path");
 }
 
 fs::path self() { return fs::read_symlink("/proc/self/exe"); }
