@@ -18,20 +18,29 @@
 // them, as the tuner's compile pool does; the default, 1, is one proposal at a time.
 // --within P adds, under each strategy's scores, the share of seeds whose best is within P %
 // of the optimum at each budget (the time-to-quality question: how often is a search close).
+// --db DIR (repeatable) adds every key of every ktune DB file under DIR as a space of its
+// own (ReplaySpace::from_db: the configs measured on that key), e.g. generated/, whose
+// example spaces were measured whole; --budgets a,b,... replaces the budgets (percentages;
+// small spaces need larger ones). After the table, the mean per kernel (a space family) and
+// per budget over every space.
 // --prior scores transfer instead: for each ordered pair of recordings of one kernel (the
 // same parameters) on different GPUs, each strategy on the target with the other's ranking
 // as its prior (ktune/prior.hpp) and without, at budgets of 0.5, 1 and 2 %.
-// usage: bench_strategies [--data DIR]... [--seeds S] [--strategies a,b,...] [--in-flight N] [--within P]
-//                        [--prior]
+// usage: bench_strategies [--data DIR]... [--db DIR]... [--budgets a,b,...] [--seeds S] [--strategies a,b,...]
+//                        [--in-flight N] [--within P] [--prior]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "ktune/error.hpp"
 #include "ktune/prior.hpp"
@@ -43,6 +52,38 @@ namespace {
 
 namespace fs = std::filesystem;
 constexpr double kBudgetsPct[] = {0.5, 1, 2, 5, 10};
+
+// A recorded space to replay: a Kernel Tuner cache, or one key of a ktune DB.
+struct Source {
+  fs::path file;
+  std::string key;  // empty: a cache file
+  ktune::ReplaySpace load() const {
+    return key.empty() ? ktune::ReplaySpace::from_cache_file(file) : ktune::ReplaySpace::from_db(file, key);
+  }
+  std::string label() const {
+    if (key.empty()) return file.filename().string();
+    return file.parent_path().filename().string() + "/" + file.stem().string() + " " + key;
+  }
+};
+
+// Every key of every DB file (*.json) under `dir`.
+void add_db_keys(const fs::path& dir, std::vector<Source>& out) {
+  std::vector<fs::path> dbs;
+  std::error_code ec;
+  for (const auto& f : fs::recursive_directory_iterator(dir, ec))
+    if (f.path().extension() == ".json") dbs.push_back(f.path());
+  if (ec) std::printf("bench_strategies: cannot read %s: %s\n", dir.c_str(), ec.message().c_str());
+  std::sort(dbs.begin(), dbs.end());
+  for (const fs::path& db : dbs) {
+    std::ifstream in(db);
+    const nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
+    if (!doc.is_object() || doc.value("schema", "") != "ktune.db" || !doc.contains("fingerprints")) continue;
+    std::set<std::string> keys;
+    for (const auto& [fp, entry] : doc["fingerprints"].items())
+      for (const auto& [key, configs] : entry["keys"].items()) keys.insert(key);
+    for (const std::string& key : keys) out.push_back({db, key});
+  }
+}
 
 // E[min of n draws without replacement] over `times` (failures already at the worst time).
 double expected_random_best(std::vector<double> times, std::size_t n) {
@@ -97,11 +138,11 @@ struct Scored {
 };
 
 // --prior: every ordered pair of recordings of one kernel, with and without the prior.
-int transfer(const std::vector<fs::path>& files, const std::vector<std::string>& strategies, int seeds,
+int transfer(const std::vector<Source>& files, const std::vector<std::string>& strategies, int seeds,
              std::size_t in_flight) {
   constexpr double kPriorBudgets[] = {0.5, 1, 2};
   std::vector<Scored> spaces;
-  for (const fs::path& f : files) spaces.emplace_back(ktune::ReplaySpace::from_cache_file(f));
+  for (const Source& f : files) spaces.emplace_back(f.load());
   std::printf(
       "transfer: score with the other GPU's ranking as prior / without, mean best of %d seeds; "
       "%zu proposal(s) in flight\n\n%-30s %-30s %-14s",
@@ -146,7 +187,8 @@ int transfer(const std::vector<fs::path>& files, const std::vector<std::string>&
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<fs::path> data;
+  std::vector<fs::path> data, dbs;
+  std::vector<double> budgets_pct(std::begin(kBudgetsPct), std::end(kBudgetsPct));
   int seeds = 50;
   std::size_t in_flight = 1;
   std::vector<std::string> strategies = ktune::strategy_names();
@@ -165,7 +207,17 @@ int main(int argc, char** argv) {
     ++a;
     if (opt == "--data")
       data.emplace_back(argv[a]);
-    else if (opt == "--seeds")
+    else if (opt == "--db")
+      dbs.emplace_back(argv[a]);
+    else if (opt == "--budgets") {
+      budgets_pct.clear();
+      for (const std::string& b : split(argv[a])) budgets_pct.push_back(std::atof(b.c_str()));
+      if (budgets_pct.empty() ||
+          std::any_of(budgets_pct.begin(), budgets_pct.end(), [](double b) { return !(b > 0 && b <= 100); })) {
+        std::fprintf(stderr, "%s: --budgets takes percentages in (0, 100], e.g. 0.5,1,2\n", argv[0]);
+        return 2;
+      }
+    } else if (opt == "--seeds")
       seeds = std::atoi(argv[a]);
     else if (opt == "--strategies")
       strategies = split(argv[a]);
@@ -174,10 +226,10 @@ int main(int argc, char** argv) {
     else if (opt == "--in-flight")
       in_flight = static_cast<std::size_t>(std::max(1, std::atoi(argv[a])));
     else {
-      std::fprintf(
-          stderr,
-          "usage: %s [--data DIR]... [--seeds S] [--strategies a,b,...] [--in-flight N] [--within P] [--prior]\n",
-          argv[0]);
+      std::fprintf(stderr,
+                   "usage: %s [--data DIR]... [--db DIR]... [--budgets a,b,...] [--seeds S] [--strategies a,b,...] "
+                   "[--in-flight N] [--within P] [--prior]\n",
+                   argv[0]);
       return 2;
     }
   }
@@ -189,18 +241,19 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "%s: unknown strategy '%s' (known: %s)\n", argv[0], s.c_str(), names.c_str());
       return 2;
     }
-  if (data.empty()) data = {"../shared/data/benchmark_hub", "benchmarks/recordings"};
-  std::vector<fs::path> files;
+  if (data.empty() && dbs.empty()) data = {"../shared/data/benchmark_hub", "benchmarks/recordings"};
+  std::vector<Source> files;
   for (const fs::path& dir : data) {
     std::error_code ec;
     for (const auto& f : fs::directory_iterator(dir, ec))
-      if (f.path().string().ends_with(".json.gz")) files.push_back(f.path());
+      if (f.path().string().ends_with(".json.gz")) files.push_back({f.path(), ""});
     if (ec) std::printf("bench_strategies: cannot read %s: %s\n", dir.c_str(), ec.message().c_str());
   }
   std::sort(files.begin(), files.end(),
-            [](const fs::path& a, const fs::path& b) { return a.filename() < b.filename(); });
+            [](const Source& a, const Source& b) { return a.file.filename() < b.file.filename(); });
+  for (const fs::path& dir : dbs) add_db_keys(dir, files);
   if (files.empty()) {
-    std::printf("bench_strategies: no Kernel Tuner caches (*.json.gz) in the data directories\n");
+    std::printf("bench_strategies: no Kernel Tuner caches (*.json.gz) or DB keys in the data directories\n");
     return 1;
   }
 
@@ -209,13 +262,15 @@ int main(int argc, char** argv) {
       "score = (R(n) - B(n)) / (R(n) - optimum), mean best of %d seeds; 1 = optimal, 0 = random; "
       "%zu proposal(s) in flight\n\n",
       seeds, in_flight);
-  std::printf("%-34s %-14s", "space", "strategy");
-  for (double b : kBudgetsPct) std::printf(" %7.1f%%", b);
+  std::printf("%-44s %-14s", "space", "strategy");
+  for (double b : budgets_pct) std::printf(" %7.1f%%", b);
   std::printf("   mean  s/seed\n");
   std::map<std::string, std::vector<double>> all_scores;
-  std::map<std::string, std::map<std::string, double>> space_mean;  // space -> strategy -> mean score
-  for (const fs::path& file : files) {
-    const ktune::ReplaySpace space = ktune::ReplaySpace::from_cache_file(file);
+  std::map<std::string, std::map<std::string, double>> space_mean;                  // space -> strategy -> mean score
+  std::map<std::string, std::map<std::string, std::vector<double>>> family_scores;  // kernel -> strategy -> scores
+  std::map<std::string, std::vector<std::vector<double>>> budget_scores;            // strategy -> budget -> scores
+  for (const Source& file : files) {
+    const ktune::ReplaySpace space = file.load();
     const auto [best_index, optimum] = space.best();
     double worst = optimum;
     for (std::size_t i = 0; i < space.size(); ++i)
@@ -224,11 +279,11 @@ int main(int argc, char** argv) {
     for (std::size_t i = 0; i < space.size(); ++i)
       times[i] = space.outcome(i).status == ktune::Status::Ok ? space.outcome(i).time_ms : worst;
     std::vector<std::size_t> budgets;
-    for (double b : kBudgetsPct)
+    for (double b : budgets_pct)
       budgets.push_back(std::max<std::size_t>(1, static_cast<std::size_t>(b / 100 * space.size() + 0.5)));
     std::vector<double> random_best;
     for (std::size_t n : budgets) random_best.push_back(expected_random_best(times, n));
-    const std::string label = file.filename().string().substr(0, 34);
+    const std::string label = file.label().substr(0, 44);
 
     for (const std::string& strategy : strategies) {
       std::vector<double> mean_best(budgets.size(), 0);
@@ -242,23 +297,26 @@ int main(int argc, char** argv) {
           if (r.best_ms && *r.best_ms <= optimum * (1 + within_pct / 100)) ++close[b];
         }
       const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      std::printf("%-34s %-14s", label.c_str(), strategy.c_str());
+      std::printf("%-44s %-14s", label.c_str(), strategy.c_str());
       double sum = 0;
       for (std::size_t b = 0; b < budgets.size(); ++b) {
         const double score = (random_best[b] - mean_best[b]) / (random_best[b] - optimum);
         all_scores[strategy].push_back(score);
+        family_scores[space.kernel()][strategy].push_back(score);
+        budget_scores[strategy].resize(budgets.size());
+        budget_scores[strategy][b].push_back(score);
         sum += score;
         std::printf(" %8.3f", score);
       }
       std::printf(" %6.3f %7.3f\n", sum / budgets.size(), seconds / seeds);
       if (within_pct > 0) {
-        std::printf("%-34s   within %4.1f %%", "", within_pct);
+        std::printf("%-44s   within %4.1f %%", "", within_pct);
         for (int c : close) std::printf(" %8.2f", static_cast<double>(c) / seeds);
         std::printf("\n");
       }
       space_mean[label][strategy] = sum / budgets.size();
     }
-    std::printf("%-34s %-14s", "  (n = evaluations)", "");
+    std::printf("%-44s %-14s", "  (n = evaluations)", "");
     for (std::size_t n : budgets) std::printf(" %8zu", n);
     std::printf("   of %zu configs, optimum %.4f ms\n\n", space.size(), optimum);
   }
@@ -267,6 +325,23 @@ int main(int argc, char** argv) {
     double sum = 0;
     for (double x : s) sum += x;
     std::printf("  %-14s %.3f\n", strategy.c_str(), sum / s.size());
+  }
+  auto mean = [](const std::vector<double>& v) {
+    double sum = 0;
+    for (double x : v) sum += x;
+    return v.empty() ? 0.0 : sum / static_cast<double>(v.size());
+  };
+  std::printf(
+      "\nmean score per kernel (family of spaces) over its spaces and budgets, and per budget over every space:\n%-14s",
+      "strategy");
+  for (const auto& [family, scores] : family_scores) std::printf(" %22s", family.substr(0, 22).c_str());
+  for (double b : budgets_pct) std::printf(" %7.1f%%", b);
+  std::printf("\n");
+  for (const std::string& strategy : strategies) {
+    std::printf("%-14s", strategy.c_str());
+    for (const auto& [family, scores] : family_scores) std::printf(" %22.3f", mean(scores.at(strategy)));
+    for (const std::vector<double>& at : budget_scores[strategy]) std::printf(" %8.3f", mean(at));
+    std::printf("\n");
   }
   // Leave one space out: the strategy a default would be chosen as by every other space,
   // scored on the one left out, against the best choice had that space been seen (fitted).
@@ -287,7 +362,7 @@ int main(int argc, char** argv) {
         if (best.empty() || score > scores.at(best)) best = strategy;
       held_sum += scores.at(chosen);
       fitted_sum += scores.at(best);
-      std::printf("  %-34s chosen %-14s held-out %6.3f   best had it been seen: %-14s %6.3f\n", held.c_str(),
+      std::printf("  %-44s chosen %-14s held-out %6.3f   best had it been seen: %-14s %6.3f\n", held.c_str(),
                   chosen.c_str(), scores.at(chosen), best.c_str(), scores.at(best));
     }
     std::printf("  mean                               held-out %6.3f   fitted %6.3f\n", held_sum / space_mean.size(),

@@ -13,10 +13,11 @@ std::vector<std::string> strategy_names() {
   return {"exhaustive", "random", "random-refine", "local", "annealing", "genetic", "bayes", "hybrid"};
 }
 
-// By evidence (benchmarks/bench_strategies, 50 seeds, 3 recorded spaces, budgets 0.5-10 %):
-// genetic has the best mean score (0.61; local 0.56, random-refine 0.45, bayes 0.29,
-// annealing 0.27, random -0.06) and no negative score at any budget, where local goes
-// below random at 0.5 %. docs/search.md has the table.
+// By evidence (benchmarks/bench_strategies, 50 seeds, 4 recorded spaces, budgets 0.5-10 %,
+// 16 proposals in flight as the tuner runs): genetic has the best mean score (0.615; hybrid
+// 0.550, random-refine 0.469, annealing 0.426, local 0.369, bayes 0.204, random -0.019), is
+// chosen for every space left out by the other three, and scores above random at every
+// budget. docs/search.md has the tables.
 std::string default_strategy_name() { return "genetic"; }
 
 std::size_t proposals_ahead(std::size_t slots, std::optional<std::size_t> budget) {
