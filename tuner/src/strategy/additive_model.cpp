@@ -108,14 +108,19 @@ void AdditiveModel::features(std::size_t i, std::vector<Term>& out) const {
 }
 
 void AdditiveModel::fit(const SearchState& state) {
-  std::vector<double> ok;
+  // The prior's configs are answers, not directions (ktune/strategy.hpp): left out, so that
+  // a prior whose fast configs are away from this GPU's optimum does not steer the model.
+  std::vector<std::size_t> rows;
   for (std::size_t i : state.history())
+    if (!state.is_prior(i)) rows.push_back(i);
+  std::vector<double> ok;
+  for (std::size_t i : rows)
     if (const double c = state.cost(i); std::isfinite(c)) ok.push_back(c);
   if (ok.empty()) return;
   std::nth_element(ok.begin(), ok.begin() + static_cast<std::ptrdiff_t>((ok.size() - 1) / 2), ok.end());
   const double clip = ok[(ok.size() - 1) / 2];
   std::vector<double> y;
-  for (std::size_t i : state.history()) {
+  for (std::size_t i : rows) {
     const double c = state.cost(i);
     y.push_back(std::isfinite(c) ? std::min(c, clip) : clip + kFailedAbove);
   }
@@ -132,7 +137,7 @@ void AdditiveModel::fit(const SearchState& state) {
   std::vector<double> gram(f * f, 0), phy(f, 0);
   std::vector<Term> terms;
   for (std::size_t r = 0; r < y.size(); ++r) {
-    features(state.history()[r], terms);
+    features(rows[r], terms);
     for (const Term& a : terms) {
       phy[a.feature] += a.value * y[r];
       for (const Term& b : terms) gram[a.feature * f + b.feature] += a.value * b.value;

@@ -61,7 +61,8 @@ class Genetic final : public Strategy {
 
  private:
   std::optional<std::size_t> next() {
-    if (state_.proposed() < population_ || state_.ranking().size() < 2) return std::nullopt;
+    // The prior's configs are not in the population: its random start is drawn whole.
+    if (state_.proposed() < population_ + state_.prior_size() || state_.ranking().size() < 2) return std::nullopt;
     std::vector<std::size_t> members;  // fastest first
     for (const auto& [cost, i] : state_.ranking()) {
       if (members.size() == population_) break;

@@ -49,6 +49,9 @@ class SearchState {
   // Evaluations this search may propose: the space, or the budget when it is smaller.
   std::size_t limit() const { return limit_; }
   std::size_t proposed() const { return taken_.size(); }
+  // The prior configs this search measures first (a share of the budget, prior_count()).
+  std::size_t prior_size() const { return prior_.size(); }
+  bool is_prior(std::size_t i) const { return std::find(prior_.begin(), prior_.end(), i) != prior_.end(); }
   // Observed configs, in the order their results came.
   const std::vector<std::size_t>& history() const { return history_; }
   bool done() const { return proposed() >= limit_; }
