@@ -396,6 +396,25 @@ TEST(Simulate, ExhaustiveFindsTheRecordedBestOnSharedSpaces) {
   }
 }
 
+// This project's own recordings (benchmarks/recordings and its subdirectories): each loads,
+// names its GPU, holds a timed config, and an exhaustive replay finds its recorded best.
+TEST(Simulate, OwnRecordingsLoadAndReplay) {
+  const fs::path dir = fs::path(KTUNE_SOURCE_DIR) / "benchmarks" / "recordings";
+  std::size_t files = 0;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    if (!e.path().string().ends_with(".json.gz")) continue;
+    SCOPED_TRACE(e.path().string());
+    ++files;
+    const ReplaySpace r = ReplaySpace::from_cache_file(e.path());
+    EXPECT_FALSE(r.device().empty());
+    ASSERT_GT(r.size(), 0u);
+    const ktune::SimulationResult s = ktune::simulate(r, "exhaustive", r.size(), 1);
+    ASSERT_TRUE(s.best_ms);
+    EXPECT_EQ(*s.best_ms, r.best().second);
+  }
+  EXPECT_GE(files, 39u) << "the H200 convolution recording and the 38 example spaces";
+}
+
 TEST(Simulate, BudgetDefaultAndFirst) {
   const ReplaySpace r = ReplaySpace::from_cache(tiny_cache(), "tiny.json");
   auto s = ktune::simulate(r, "default", 2, 0, nullptr, 4);
