@@ -24,9 +24,12 @@
 // small spaces need larger ones). After the table, the mean per kernel (a space family) and
 // per budget over every space.
 // --prior scores transfer instead: for each ordered pair of recordings of one kernel (the
-// same parameters) on different GPUs, each strategy on the target with the other's ranking
-// as its prior (ktune/prior.hpp) and without, at budgets of 0.5, 1 and 2 %.
-// usage: bench_strategies [--data DIR]... [--db DIR]... [--budgets a,b,...] [--seeds S] [--strategies a,b,...]
+// same parameters: other GPUs, or other keys of the same GPU), each strategy on the target
+// with the other's ranking as its prior (ktune/prior.hpp) and without, at budgets of 0.5, 1
+// and 2 % (or --budgets); then the means per kind of pair (another GPU, another key).
+// --prior-data DIR adds recordings that serve only as priors (e.g. a budgeted DB's sample).
+// usage: bench_strategies [--data DIR]... [--db DIR]... [--prior-data DIR]... [--budgets a,b,...] [--seeds S]
+// [--strategies a,b,...]
 //                        [--in-flight N] [--within P] [--prior]
 #include <algorithm>
 #include <chrono>
@@ -52,11 +55,13 @@ namespace {
 
 namespace fs = std::filesystem;
 constexpr double kBudgetsPct[] = {0.5, 1, 2, 5, 10};
+const std::vector<double> kPriorBudgetsPct = {0.5, 1, 2};  // --prior's, unless --budgets
 
 // A recorded space to replay: a Kernel Tuner cache, or one key of a ktune DB.
 struct Source {
   fs::path file;
-  std::string key;  // empty: a cache file
+  std::string key;          // empty: a cache file
+  bool prior_only = false;  // --prior-data: a prior for the others, never a target
   ktune::ReplaySpace load() const {
     return key.empty() ? ktune::ReplaySpace::from_cache_file(file) : ktune::ReplaySpace::from_db(file, key);
   }
@@ -139,21 +144,28 @@ struct Scored {
 
 // --prior: every ordered pair of recordings of one kernel, with and without the prior.
 int transfer(const std::vector<Source>& files, const std::vector<std::string>& strategies, int seeds,
-             std::size_t in_flight) {
-  constexpr double kPriorBudgets[] = {0.5, 1, 2};
+             std::size_t in_flight, const std::vector<double>& budgets) {
   std::vector<Scored> spaces;
-  for (const Source& f : files) spaces.emplace_back(f.load());
+  std::vector<bool> prior_only;
+  for (const Source& f : files) spaces.emplace_back(f.load()), prior_only.push_back(f.prior_only);
   std::printf(
-      "transfer: score with the other GPU's ranking as prior / without, mean best of %d seeds; "
-      "%zu proposal(s) in flight\n\n%-30s %-30s %-14s",
+      "transfer: score with the other recording's ranking as prior / without, mean best of %d seeds; "
+      "%zu proposal(s) in flight\n\n%-40s %-40s %-14s",
       seeds, in_flight, "target", "prior from", "strategy");
-  for (double b : kPriorBudgets) std::printf("  %5.1f%% prior/cold", b);
+  for (double b : budgets) std::printf("  %5.1f%% prior/cold", b);
   std::printf("\n");
-  std::map<std::string, std::pair<double, double>> sums;  // strategy -> (prior, cold) at 1 %
+  // Per kind of pair (another GPU, or another key on the same GPU), strategy and budget:
+  // the sums of the scores with the prior and cold, and the pairs counted.
+  struct Sums {
+    std::vector<double> with, cold;
+    int pairs = 0;
+  };
+  std::map<std::string, std::map<std::string, Sums>> sums;
   int pairs = 0;
-  for (const Scored& target : spaces)
+  for (std::size_t t = 0; t < spaces.size(); ++t)
     for (const Scored& other : spaces) {
-      if (&target == &other || target.space.kernel() != other.space.kernel()) continue;
+      const Scored& target = spaces[t];
+      if (prior_only[t] || &target == &other || target.space.kernel() != other.space.kernel()) continue;
       std::vector<std::size_t> prior;
       try {
         prior = ktune::prior_from(other.space, target.space);
@@ -161,14 +173,18 @@ int transfer(const std::vector<Source>& files, const std::vector<std::string>& s
         continue;  // other parameters: not one kernel's space
       }
       ++pairs;
+      const std::string kind = target.space.device() == other.space.device() ? "another key, same GPU" : "another GPU";
       for (const std::string& strategy : strategies) {
-        std::printf("%-30s %-30s %-14s", fs::path(target.space.origin()).filename().string().substr(0, 30).c_str(),
-                    fs::path(other.space.origin()).filename().string().substr(0, 30).c_str(), strategy.c_str());
-        for (double b : kPriorBudgets) {
-          const std::size_t n = target.budget(b);
+        Sums& sum = sums[kind][strategy];
+        sum.with.resize(budgets.size()), sum.cold.resize(budgets.size());
+        ++sum.pairs;
+        std::printf("%-40s %-40s %-14s", fs::path(target.space.origin()).filename().string().c_str(),
+                    fs::path(other.space.origin()).filename().string().c_str(), strategy.c_str());
+        for (std::size_t b = 0; b < budgets.size(); ++b) {
+          const std::size_t n = target.budget(budgets[b]);
           const double with = target.score(strategy, n, seeds, in_flight, prior);
           const double cold = target.score(strategy, n, seeds, in_flight);
-          if (b == 1) sums[strategy].first += with, sums[strategy].second += cold;
+          sum.with[b] += with, sum.cold[b] += cold;
           std::printf("  %8.3f / %6.3f", with, cold);
         }
         std::printf("\n");
@@ -178,17 +194,22 @@ int transfer(const std::vector<Source>& files, const std::vector<std::string>& s
     std::printf("no two recordings of one kernel\n");
     return 1;
   }
-  std::printf("\nmean over %d pair(s) at 1 %%: prior / cold\n", pairs);
-  for (const auto& [strategy, s] : sums)
-    std::printf("  %-14s %.3f / %.3f\n", strategy.c_str(), s.first / pairs, s.second / pairs);
+  for (const auto& [kind, by_strategy] : sums)
+    for (const auto& [strategy, s] : by_strategy) {
+      std::printf("\nmean over %d pair(s), %s, %s: prior / cold\n ", s.pairs, kind.c_str(), strategy.c_str());
+      for (std::size_t b = 0; b < budgets.size(); ++b)
+        std::printf("  %5.1f%% %.3f / %.3f", budgets[b], s.with[b] / s.pairs, s.cold[b] / s.pairs);
+      std::printf("\n");
+    }
   return 0;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<fs::path> data, dbs;
+  std::vector<fs::path> data, dbs, prior_data;
   std::vector<double> budgets_pct(std::begin(kBudgetsPct), std::end(kBudgetsPct));
+  bool budgets_given = false;
   int seeds = 50;
   std::size_t in_flight = 1;
   std::vector<std::string> strategies = ktune::strategy_names();
@@ -209,7 +230,10 @@ int main(int argc, char** argv) {
       data.emplace_back(argv[a]);
     else if (opt == "--db")
       dbs.emplace_back(argv[a]);
+    else if (opt == "--prior-data")
+      prior_data.emplace_back(argv[a]);
     else if (opt == "--budgets") {
+      budgets_given = true;
       budgets_pct.clear();
       for (const std::string& b : split(argv[a])) budgets_pct.push_back(std::atof(b.c_str()));
       if (budgets_pct.empty() ||
@@ -227,7 +251,8 @@ int main(int argc, char** argv) {
       in_flight = static_cast<std::size_t>(std::max(1, std::atoi(argv[a])));
     else {
       std::fprintf(stderr,
-                   "usage: %s [--data DIR]... [--db DIR]... [--budgets a,b,...] [--seeds S] [--strategies a,b,...] "
+                   "usage: %s [--data DIR]... [--db DIR]... [--prior-data DIR]... [--budgets a,b,...] [--seeds S] "
+                   "[--strategies a,b,...] "
                    "[--in-flight N] [--within P] [--prior]\n",
                    argv[0]);
       return 2;
@@ -252,12 +277,18 @@ int main(int argc, char** argv) {
   std::sort(files.begin(), files.end(),
             [](const Source& a, const Source& b) { return a.file.filename() < b.file.filename(); });
   for (const fs::path& dir : dbs) add_db_keys(dir, files);
+  for (const fs::path& dir : prior_data) {
+    std::error_code ec;
+    for (const auto& f : fs::directory_iterator(dir, ec))
+      if (f.path().string().ends_with(".json.gz")) files.push_back({f.path(), "", true});
+    if (ec) std::printf("bench_strategies: cannot read %s: %s\n", dir.c_str(), ec.message().c_str());
+  }
   if (files.empty()) {
     std::printf("bench_strategies: no Kernel Tuner caches (*.json.gz) or DB keys in the data directories\n");
     return 1;
   }
 
-  if (prior) return transfer(files, strategies, seeds, in_flight);
+  if (prior) return transfer(files, strategies, seeds, in_flight, budgets_given ? budgets_pct : kPriorBudgetsPct);
   std::printf(
       "score = (R(n) - B(n)) / (R(n) - optimum), mean best of %d seeds; 1 = optimal, 0 = random; "
       "%zu proposal(s) in flight\n\n",
