@@ -41,6 +41,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -204,21 +205,25 @@ int transfer(const std::vector<Source>& files, const std::vector<std::string>& s
   return 0;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// The command line.
+struct Options {
   std::vector<fs::path> data, dbs, prior_data;
-  std::vector<double> budgets_pct(std::begin(kBudgetsPct), std::end(kBudgetsPct));
+  std::vector<double> budgets_pct{std::begin(kBudgetsPct), std::end(kBudgetsPct)};
   bool budgets_given = false;
   int seeds = 50;
   std::size_t in_flight = 1;
   std::vector<std::string> strategies = ktune::strategy_names();
   bool prior = false;
   double within_pct = 0;  // 0: no "within" rows
+};
+
+// The options, or the exit code of a bad command line (after saying why).
+std::variant<Options, int> parse_options(int argc, char** argv) {
+  Options o;
   for (int a = 1; a < argc; ++a) {
     const std::string opt = argv[a];
     if (opt == "--prior") {
-      prior = true;
+      o.prior = true;
       continue;
     }
     if (a + 1 >= argc) {
@@ -227,177 +232,194 @@ int main(int argc, char** argv) {
     }
     ++a;
     if (opt == "--data")
-      data.emplace_back(argv[a]);
+      o.data.emplace_back(argv[a]);
     else if (opt == "--db")
-      dbs.emplace_back(argv[a]);
+      o.dbs.emplace_back(argv[a]);
     else if (opt == "--prior-data")
-      prior_data.emplace_back(argv[a]);
+      o.prior_data.emplace_back(argv[a]);
     else if (opt == "--budgets") {
-      budgets_given = true;
-      budgets_pct.clear();
-      for (const std::string& b : split(argv[a])) budgets_pct.push_back(std::atof(b.c_str()));
-      if (budgets_pct.empty() ||
-          std::any_of(budgets_pct.begin(), budgets_pct.end(), [](double b) { return !(b > 0 && b <= 100); })) {
+      o.budgets_given = true;
+      o.budgets_pct.clear();
+      for (const std::string& b : split(argv[a])) o.budgets_pct.push_back(std::atof(b.c_str()));
+      if (o.budgets_pct.empty() ||
+          std::any_of(o.budgets_pct.begin(), o.budgets_pct.end(), [](double b) { return !(b > 0 && b <= 100); })) {
         std::fprintf(stderr, "%s: --budgets takes percentages in (0, 100], e.g. 0.5,1,2\n", argv[0]);
         return 2;
       }
     } else if (opt == "--seeds")
-      seeds = std::atoi(argv[a]);
+      o.seeds = std::atoi(argv[a]);
     else if (opt == "--strategies")
-      strategies = split(argv[a]);
+      o.strategies = split(argv[a]);
     else if (opt == "--within")
-      within_pct = std::atof(argv[a]);
+      o.within_pct = std::atof(argv[a]);
     else if (opt == "--in-flight")
-      in_flight = static_cast<std::size_t>(std::max(1, std::atoi(argv[a])));
+      o.in_flight = static_cast<std::size_t>(std::max(1, std::atoi(argv[a])));
     else {
       std::fprintf(stderr,
                    "usage: %s [--data DIR]... [--db DIR]... [--prior-data DIR]... [--budgets a,b,...] [--seeds S] "
-                   "[--strategies a,b,...] "
-                   "[--in-flight N] [--within P] [--prior]\n",
+                   "[--strategies a,b,...] [--in-flight N] [--within P] [--prior]\n",
                    argv[0]);
       return 2;
     }
   }
   const std::vector<std::string> known = ktune::strategy_names();
-  for (const std::string& s : strategies)
+  for (const std::string& s : o.strategies)
     if (std::find(known.begin(), known.end(), s) == known.end()) {
       std::string names;
       for (const std::string& k : known) names += (names.empty() ? "" : ", ") + k;
       std::fprintf(stderr, "%s: unknown strategy '%s' (known: %s)\n", argv[0], s.c_str(), names.c_str());
       return 2;
     }
-  if (data.empty() && dbs.empty()) data = {"../shared/data/benchmark_hub", "benchmarks/recordings"};
+  if (o.data.empty() && o.dbs.empty()) o.data = {"../shared/data/benchmark_hub", "benchmarks/recordings"};
+  return o;
+}
+
+// The Kernel Tuner caches (*.json.gz) of a directory, not its subdirectories.
+void add_caches(const fs::path& dir, bool prior_only, std::vector<Source>& out) {
+  std::error_code ec;
+  for (const auto& f : fs::directory_iterator(dir, ec))
+    if (f.path().string().ends_with(".json.gz")) out.push_back({f.path(), "", prior_only});
+  if (ec) std::printf("bench_strategies: cannot read %s: %s\n", dir.c_str(), ec.message().c_str());
+}
+
+std::vector<Source> gather_sources(const Options& o) {
   std::vector<Source> files;
-  for (const fs::path& dir : data) {
-    std::error_code ec;
-    for (const auto& f : fs::directory_iterator(dir, ec))
-      if (f.path().string().ends_with(".json.gz")) files.push_back({f.path(), ""});
-    if (ec) std::printf("bench_strategies: cannot read %s: %s\n", dir.c_str(), ec.message().c_str());
-  }
+  for (const fs::path& dir : o.data) add_caches(dir, false, files);
   std::sort(files.begin(), files.end(),
             [](const Source& a, const Source& b) { return a.file.filename() < b.file.filename(); });
-  for (const fs::path& dir : dbs) add_db_keys(dir, files);
-  for (const fs::path& dir : prior_data) {
-    std::error_code ec;
-    for (const auto& f : fs::directory_iterator(dir, ec))
-      if (f.path().string().ends_with(".json.gz")) files.push_back({f.path(), "", true});
-    if (ec) std::printf("bench_strategies: cannot read %s: %s\n", dir.c_str(), ec.message().c_str());
+  for (const fs::path& dir : o.dbs) add_db_keys(dir, files);
+  for (const fs::path& dir : o.prior_data) add_caches(dir, true, files);
+  return files;
+}
+
+double mean_of(const std::vector<double>& v) {
+  double sum = 0;
+  for (double x : v) sum += x;
+  return v.empty() ? 0.0 : sum / static_cast<double>(v.size());
+}
+
+// Every score of the table, for the summaries after it.
+struct Tally {
+  std::map<std::string, std::vector<double>> all;                            // strategy -> scores
+  std::map<std::string, std::map<std::string, double>> space_mean;           // space -> strategy -> mean
+  std::map<std::string, std::map<std::string, std::vector<double>>> family;  // kernel -> strategy -> scores
+  std::map<std::string, std::vector<std::vector<double>>> budget;            // strategy -> budget -> scores
+};
+
+// One space's rows of the table: each strategy's score at each budget.
+void score_space(const Source& file, const Options& o, Tally& tally) {
+  const Scored scored(file.load());
+  const ktune::ReplaySpace& space = scored.space;
+  std::vector<std::size_t> budgets;
+  for (double b : o.budgets_pct) budgets.push_back(scored.budget(b));
+  std::vector<double> random_best;
+  for (std::size_t n : budgets) random_best.push_back(expected_random_best(scored.times, n));
+  const std::string label = file.label().substr(0, 44);
+  for (const std::string& strategy : o.strategies) {
+    std::vector<double> mean_best(budgets.size(), 0);
+    std::vector<int> close(budgets.size(), 0);  // seeds within within_pct of the optimum
+    const auto start = std::chrono::steady_clock::now();
+    for (int seed = 0; seed < o.seeds; ++seed)
+      for (std::size_t b = 0; b < budgets.size(); ++b) {
+        const ktune::SimulationResult r = ktune::simulate(space, strategy, budgets[b], static_cast<uint64_t>(seed),
+                                                          nullptr, 0, ktune::proposals_ahead(o.in_flight, budgets[b]));
+        mean_best[b] += (r.best_ms ? *r.best_ms : scored.worst) / o.seeds;
+        if (r.best_ms && *r.best_ms <= scored.optimum * (1 + o.within_pct / 100)) ++close[b];
+      }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::printf("%-44s %-14s", label.c_str(), strategy.c_str());
+    std::vector<double> scores;
+    tally.budget[strategy].resize(budgets.size());
+    for (std::size_t b = 0; b < budgets.size(); ++b) {
+      const double score = (random_best[b] - mean_best[b]) / (random_best[b] - scored.optimum);
+      scores.push_back(score);
+      tally.all[strategy].push_back(score);
+      tally.family[space.kernel()][strategy].push_back(score);
+      tally.budget[strategy][b].push_back(score);
+      std::printf(" %8.3f", score);
+    }
+    std::printf(" %6.3f %7.3f\n", mean_of(scores), seconds / o.seeds);
+    if (o.within_pct > 0) {
+      std::printf("%-44s   within %4.1f %%", "", o.within_pct);
+      for (int c : close) std::printf(" %8.2f", static_cast<double>(c) / o.seeds);
+      std::printf("\n");
+    }
+    tally.space_mean[label][strategy] = mean_of(scores);
   }
+  std::printf("%-44s %-14s", "  (n = evaluations)", "");
+  for (std::size_t n : budgets) std::printf(" %8zu", n);
+  std::printf("   of %zu configs, optimum %.4f ms\n\n", space.size(), scored.optimum);
+}
+
+// The means over every space, per kernel and per budget.
+void print_means(const Tally& tally, const Options& o) {
+  std::printf("mean score over every space and budget:\n");
+  for (const auto& [strategy, s] : tally.all) std::printf("  %-14s %.3f\n", strategy.c_str(), mean_of(s));
+  std::printf(
+      "\nmean score per kernel (family of spaces) over its spaces and budgets, and per budget over every space:\n%-14s",
+      "strategy");
+  for (const auto& [family, scores] : tally.family) std::printf(" %22s", family.substr(0, 22).c_str());
+  for (double b : o.budgets_pct) std::printf(" %7.1f%%", b);
+  std::printf("\n");
+  for (const std::string& strategy : o.strategies) {
+    std::printf("%-14s", strategy.c_str());
+    for (const auto& [family, scores] : tally.family) std::printf(" %22.3f", mean_of(scores.at(strategy)));
+    for (const std::vector<double>& at : tally.budget.at(strategy)) std::printf(" %8.3f", mean_of(at));
+    std::printf("\n");
+  }
+}
+
+// Leave one space out: the strategy a default would be chosen as by every other space,
+// scored on the one left out, against the best choice had that space been seen (fitted).
+void print_leave_one_out(const Tally& tally, const std::vector<std::string>& strategies) {
+  if (tally.space_mean.size() < 2) return;
+  std::printf("\nleave one space out (the strategy with the best mean on the other spaces, scored on this one):\n");
+  double held_sum = 0, fitted_sum = 0;
+  for (const auto& [held, scores] : tally.space_mean) {
+    std::string chosen;
+    double chosen_mean = -1e300;
+    for (const std::string& strategy : strategies) {
+      double sum = 0;
+      for (const auto& [other, other_scores] : tally.space_mean)
+        if (other != held) sum += other_scores.at(strategy);
+      if (sum > chosen_mean) chosen_mean = sum, chosen = strategy;
+    }
+    std::string best;
+    for (const auto& [strategy, score] : scores)
+      if (best.empty() || score > scores.at(best)) best = strategy;
+    held_sum += scores.at(chosen);
+    fitted_sum += scores.at(best);
+    std::printf("  %-44s chosen %-14s held-out %6.3f   best had it been seen: %-14s %6.3f\n", held.c_str(),
+                chosen.c_str(), scores.at(chosen), best.c_str(), scores.at(best));
+  }
+  const auto n = static_cast<double>(tally.space_mean.size());
+  std::printf("  mean                               held-out %6.3f   fitted %6.3f\n", held_sum / n, fitted_sum / n);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::variant<Options, int> parsed = parse_options(argc, argv);
+  if (const int* code = std::get_if<int>(&parsed)) return *code;
+  const Options& o = std::get<Options>(parsed);
+  const std::vector<Source> files = gather_sources(o);
   if (files.empty()) {
     std::printf("bench_strategies: no Kernel Tuner caches (*.json.gz) or DB keys in the data directories\n");
     return 1;
   }
-
-  if (prior) return transfer(files, strategies, seeds, in_flight, budgets_given ? budgets_pct : kPriorBudgetsPct);
+  if (o.prior)
+    return transfer(files, o.strategies, o.seeds, o.in_flight, o.budgets_given ? o.budgets_pct : kPriorBudgetsPct);
   std::printf(
       "score = (R(n) - B(n)) / (R(n) - optimum), mean best of %d seeds; 1 = optimal, 0 = random; "
       "%zu proposal(s) in flight\n\n",
-      seeds, in_flight);
+      o.seeds, o.in_flight);
   std::printf("%-44s %-14s", "space", "strategy");
-  for (double b : budgets_pct) std::printf(" %7.1f%%", b);
+  for (double b : o.budgets_pct) std::printf(" %7.1f%%", b);
   std::printf("   mean  s/seed\n");
-  std::map<std::string, std::vector<double>> all_scores;
-  std::map<std::string, std::map<std::string, double>> space_mean;                  // space -> strategy -> mean score
-  std::map<std::string, std::map<std::string, std::vector<double>>> family_scores;  // kernel -> strategy -> scores
-  std::map<std::string, std::vector<std::vector<double>>> budget_scores;            // strategy -> budget -> scores
-  for (const Source& file : files) {
-    const ktune::ReplaySpace space = file.load();
-    const auto [best_index, optimum] = space.best();
-    double worst = optimum;
-    for (std::size_t i = 0; i < space.size(); ++i)
-      if (space.outcome(i).status == ktune::Status::Ok) worst = std::max(worst, space.outcome(i).time_ms);
-    std::vector<double> times(space.size());
-    for (std::size_t i = 0; i < space.size(); ++i)
-      times[i] = space.outcome(i).status == ktune::Status::Ok ? space.outcome(i).time_ms : worst;
-    std::vector<std::size_t> budgets;
-    for (double b : budgets_pct)
-      budgets.push_back(std::max<std::size_t>(1, static_cast<std::size_t>(b / 100 * space.size() + 0.5)));
-    std::vector<double> random_best;
-    for (std::size_t n : budgets) random_best.push_back(expected_random_best(times, n));
-    const std::string label = file.label().substr(0, 44);
-
-    for (const std::string& strategy : strategies) {
-      std::vector<double> mean_best(budgets.size(), 0);
-      std::vector<int> close(budgets.size(), 0);  // seeds within within_pct of the optimum
-      const auto start = std::chrono::steady_clock::now();
-      for (int seed = 0; seed < seeds; ++seed)
-        for (std::size_t b = 0; b < budgets.size(); ++b) {
-          const ktune::SimulationResult r = ktune::simulate(space, strategy, budgets[b], static_cast<uint64_t>(seed),
-                                                            nullptr, 0, ktune::proposals_ahead(in_flight, budgets[b]));
-          mean_best[b] += (r.best_ms ? *r.best_ms : worst) / seeds;
-          if (r.best_ms && *r.best_ms <= optimum * (1 + within_pct / 100)) ++close[b];
-        }
-      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      std::printf("%-44s %-14s", label.c_str(), strategy.c_str());
-      double sum = 0;
-      for (std::size_t b = 0; b < budgets.size(); ++b) {
-        const double score = (random_best[b] - mean_best[b]) / (random_best[b] - optimum);
-        all_scores[strategy].push_back(score);
-        family_scores[space.kernel()][strategy].push_back(score);
-        budget_scores[strategy].resize(budgets.size());
-        budget_scores[strategy][b].push_back(score);
-        sum += score;
-        std::printf(" %8.3f", score);
-      }
-      std::printf(" %6.3f %7.3f\n", sum / budgets.size(), seconds / seeds);
-      if (within_pct > 0) {
-        std::printf("%-44s   within %4.1f %%", "", within_pct);
-        for (int c : close) std::printf(" %8.2f", static_cast<double>(c) / seeds);
-        std::printf("\n");
-      }
-      space_mean[label][strategy] = sum / budgets.size();
-    }
-    std::printf("%-44s %-14s", "  (n = evaluations)", "");
-    for (std::size_t n : budgets) std::printf(" %8zu", n);
-    std::printf("   of %zu configs, optimum %.4f ms\n\n", space.size(), optimum);
-  }
-  std::printf("mean score over every space and budget:\n");
-  for (const auto& [strategy, s] : all_scores) {
-    double sum = 0;
-    for (double x : s) sum += x;
-    std::printf("  %-14s %.3f\n", strategy.c_str(), sum / s.size());
-  }
-  auto mean = [](const std::vector<double>& v) {
-    double sum = 0;
-    for (double x : v) sum += x;
-    return v.empty() ? 0.0 : sum / static_cast<double>(v.size());
-  };
-  std::printf(
-      "\nmean score per kernel (family of spaces) over its spaces and budgets, and per budget over every space:\n%-14s",
-      "strategy");
-  for (const auto& [family, scores] : family_scores) std::printf(" %22s", family.substr(0, 22).c_str());
-  for (double b : budgets_pct) std::printf(" %7.1f%%", b);
-  std::printf("\n");
-  for (const std::string& strategy : strategies) {
-    std::printf("%-14s", strategy.c_str());
-    for (const auto& [family, scores] : family_scores) std::printf(" %22.3f", mean(scores.at(strategy)));
-    for (const std::vector<double>& at : budget_scores[strategy]) std::printf(" %8.3f", mean(at));
-    std::printf("\n");
-  }
-  // Leave one space out: the strategy a default would be chosen as by every other space,
-  // scored on the one left out, against the best choice had that space been seen (fitted).
-  if (space_mean.size() > 1) {
-    std::printf("\nleave one space out (the strategy with the best mean on the other spaces, scored on this one):\n");
-    double held_sum = 0, fitted_sum = 0;
-    for (const auto& [held, scores] : space_mean) {
-      std::string chosen;
-      double chosen_mean = -1e300;
-      for (const std::string& strategy : strategies) {
-        double sum = 0;
-        for (const auto& [other, other_scores] : space_mean)
-          if (other != held) sum += other_scores.at(strategy);
-        if (sum > chosen_mean) chosen_mean = sum, chosen = strategy;
-      }
-      std::string best;
-      for (const auto& [strategy, score] : scores)
-        if (best.empty() || score > scores.at(best)) best = strategy;
-      held_sum += scores.at(chosen);
-      fitted_sum += scores.at(best);
-      std::printf("  %-44s chosen %-14s held-out %6.3f   best had it been seen: %-14s %6.3f\n", held.c_str(),
-                  chosen.c_str(), scores.at(chosen), best.c_str(), scores.at(best));
-    }
-    std::printf("  mean                               held-out %6.3f   fitted %6.3f\n", held_sum / space_mean.size(),
-                fitted_sum / space_mean.size());
-  }
+  Tally tally;
+  for (const Source& file : files)
+    if (!file.prior_only) score_space(file, o, tally);
+  print_means(tally, o);
+  print_leave_one_out(tally, o.strategies);
   return 0;
 }
