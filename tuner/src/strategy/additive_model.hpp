@@ -26,7 +26,8 @@ class AdditiveModel {
   explicit AdditiveModel(const SearchSpace& space);
 
   bool fitted() const { return !mean_.empty(); }
-  // Fits the posterior to every config observed so far (at least one must have run).
+  // Fits the posterior to every config observed so far but the prior's (at least one of
+  // them must have run).
   void fit(const SearchState& state);
   // One draw of the weights from the posterior (fitted() must hold), and a config's
   // predicted standardised log time under a draw: lower is faster.

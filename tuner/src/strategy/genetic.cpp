@@ -18,8 +18,9 @@
 // model of log time (strategy/additive_model.hpp) predicts fastest is proposed. With
 // proposals running ahead of results, most of what breeding proposes is bred from a
 // population that lacks the latest results; the model, fitted to every result so far
-// (slow and failed ones too, which the population forgets), keeps those proposals from the
-// regions already measured slow (docs/search.md has the replay figures).
+// (slow and failed ones too, which the population forgets; not the prior's configs, which
+// are answers, not directions), keeps those proposals from the regions already measured
+// slow (docs/search.md has the replay figures).
 #include <algorithm>
 #include <string>
 
