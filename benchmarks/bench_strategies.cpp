@@ -19,8 +19,8 @@
 // --within P adds, under each strategy's scores, the share of seeds whose best is within P %
 // of the optimum at each budget (the time-to-quality question: how often is a search close).
 // --db DIR (repeatable) adds every key of every ktune DB file under DIR as a space of its
-// own (ReplaySpace::from_db: the configs measured on that key), e.g. generated/, whose
-// example spaces were measured whole; --budgets a,b,... replaces the budgets (percentages;
+// own (ReplaySpace::from_db: the configs measured on that key, which is the whole space only
+// where the tuner measured it whole); --budgets a,b,... replaces the budgets (percentages;
 // small spaces need larger ones). After the table, the mean per kernel (a space family) and
 // per budget over every space.
 // --prior scores transfer instead: for each ordered pair of recordings of one kernel (the
@@ -28,15 +28,13 @@
 // with the other's ranking as its prior (ktune/prior.hpp) and without, at budgets of 0.5, 1
 // and 2 % (or --budgets); then the means per kind of pair (another GPU, another key).
 // --prior-data DIR adds recordings that serve only as priors (e.g. a budgeted DB's sample).
-// usage: bench_strategies [--data DIR]... [--db DIR]... [--prior-data DIR]... [--budgets a,b,...] [--seeds S]
-// [--strategies a,b,...]
-//                        [--in-flight N] [--within P] [--prior]
+// usage: bench_strategies [--data DIR]... [--db DIR]... [--prior-data DIR]... [--budgets a,b,...]
+//                         [--seeds S] [--strategies a,b,...] [--in-flight N] [--within P] [--prior]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
@@ -44,8 +42,7 @@
 #include <variant>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "ktune/db_tables.hpp"
 #include "ktune/error.hpp"
 #include "ktune/prior.hpp"
 #include "ktune/replay.hpp"
@@ -72,22 +69,22 @@ struct Source {
   }
 };
 
-// Every key of every DB file (*.json) under `dir`.
+// Every key of every DB file (*.json) under `dir`; other JSON files (tune summaries) skipped.
 void add_db_keys(const fs::path& dir, std::vector<Source>& out) {
-  std::vector<fs::path> dbs;
+  std::vector<fs::path> files;
   std::error_code ec;
   for (const auto& f : fs::recursive_directory_iterator(dir, ec))
-    if (f.path().extension() == ".json") dbs.push_back(f.path());
+    if (f.path().extension() == ".json") files.push_back(f.path());
   if (ec) std::printf("bench_strategies: cannot read %s: %s\n", dir.c_str(), ec.message().c_str());
-  std::sort(dbs.begin(), dbs.end());
-  for (const fs::path& db : dbs) {
-    std::ifstream in(db);
-    const nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
-    if (!doc.is_object() || doc.value("schema", "") != "ktune.db" || !doc.contains("fingerprints")) continue;
+  std::sort(files.begin(), files.end());
+  for (const fs::path& file : files) {
     std::set<std::string> keys;
-    for (const auto& [fp, entry] : doc["fingerprints"].items())
-      for (const auto& [key, configs] : entry["keys"].items()) keys.insert(key);
-    for (const std::string& key : keys) out.push_back({db, key});
+    try {
+      keys = ktune::DbTables::load(file).keys();
+    } catch (const ktune::Error&) {
+      continue;  // not a ktune DB
+    }
+    for (const std::string& key : keys) out.push_back({file, key});
   }
 }
 
@@ -147,8 +144,7 @@ struct Scored {
 int transfer(const std::vector<Source>& files, const std::vector<std::string>& strategies, int seeds,
              std::size_t in_flight, const std::vector<double>& budgets) {
   std::vector<Scored> spaces;
-  std::vector<bool> prior_only;
-  for (const Source& f : files) spaces.emplace_back(f.load()), prior_only.push_back(f.prior_only);
+  for (const Source& f : files) spaces.emplace_back(f.load());
   std::printf(
       "transfer: score with the other recording's ranking as prior / without, mean best of %d seeds; "
       "%zu proposal(s) in flight\n\n%-40s %-40s %-14s",
@@ -166,7 +162,7 @@ int transfer(const std::vector<Source>& files, const std::vector<std::string>& s
   for (std::size_t t = 0; t < spaces.size(); ++t)
     for (const Scored& other : spaces) {
       const Scored& target = spaces[t];
-      if (prior_only[t] || &target == &other || target.space.kernel() != other.space.kernel()) continue;
+      if (files[t].prior_only || &target == &other || target.space.kernel() != other.space.kernel()) continue;
       std::vector<std::size_t> prior;
       try {
         prior = ktune::prior_from(other.space, target.space);

@@ -39,6 +39,14 @@ double log_time(const SearchSpace& s, std::size_t i) {
   return 0.05 * (p0 - 6) * (p0 - 6) + 0.1 * std::abs(p1 - 2) + 0.02 * (p0 - 4.5) * (p2 - 4.5);
 }
 
+// The config of the space that the weights `w` predict fastest.
+std::size_t predicted_fastest(const SearchSpace& space, const AdditiveModel& model, const std::vector<double>& w) {
+  std::size_t pick = 0;
+  for (std::size_t i = 1; i < space.size(); ++i)
+    if (model.predict(w, i) < model.predict(w, pick)) pick = i;
+  return pick;
+}
+
 // The true rank (0 = fastest) of the config a posterior draw predicts fastest, per draw.
 std::vector<std::size_t> ranks_of_picks(const SearchSpace& space, AdditiveModel& model, SearchState& state,
                                         const std::vector<double>& truth, int draws) {
@@ -46,10 +54,7 @@ std::vector<std::size_t> ranks_of_picks(const SearchSpace& space, AdditiveModel&
   std::sort(sorted.begin(), sorted.end());
   std::vector<std::size_t> ranks;
   for (int d = 0; d < draws; ++d) {
-    const std::vector<double> w = model.draw(state);
-    std::size_t pick = 0;
-    for (std::size_t i = 1; i < space.size(); ++i)
-      if (model.predict(w, i) < model.predict(w, pick)) pick = i;
+    const std::size_t pick = predicted_fastest(space, model, model.draw(state));
     ranks.push_back(
         static_cast<std::size_t>(std::lower_bound(sorted.begin(), sorted.end(), truth[pick]) - sorted.begin()));
   }
@@ -90,13 +95,7 @@ TEST(AdditiveModel, FailuresAreTaughtAsSlow) {
   AdditiveModel model(space);
   model.fit(state);
   int in_failing = 0;
-  for (int d = 0; d < 21; ++d) {
-    const std::vector<double> w = model.draw(state);
-    std::size_t pick = 0;
-    for (std::size_t i = 1; i < space.size(); ++i)
-      if (model.predict(w, i) < model.predict(w, pick)) pick = i;
-    in_failing += fails(pick) ? 1 : 0;
-  }
+  for (int d = 0; d < 21; ++d) in_failing += fails(predicted_fastest(space, model, model.draw(state))) ? 1 : 0;
   EXPECT_LE(in_failing, 3) << "of 21 draws picked a config in the failing region (30 % of the space)";
 }
 
