@@ -1,6 +1,7 @@
 // The additive model that picks genetic's children (tuner/src/strategy/additive_model.hpp):
 // fitted to a few dozen results, its posterior draws must find the fast region of a
-// landscape it can express, steer away from failures, and be the same for a seed.
+// landscape it can express, steer away from failures, and be the same for a seed. And the
+// score of a prior it can weigh (transfer_score.hpp).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 
 #include "strategy/additive_model.hpp"
 #include "strategy/search_state.hpp"
+#include "strategy/transfer_score.hpp"
 
 using ktune::AdditiveModel;
 using ktune::Observation;
@@ -113,4 +115,26 @@ TEST(AdditiveModel, SameSeedSameDraws) {
   };
   EXPECT_EQ(draws(5), draws(5));
   EXPECT_NE(draws(5), draws(6));
+}
+
+// What a prior says of each config (strategy/transfer_score.hpp): the ranked configs by
+// their place, the fastest lowest and the slow half 0; the configs the ranking lacks by a
+// model of it, which must put the fast ones it never saw among the fast.
+TEST(TransferScore, ScoresTheRankedByPlaceAndTheRestByAModel) {
+  const SearchSpace space = cube();
+  std::vector<std::size_t> ranking, missing;
+  for (std::size_t i = 0; i < space.size(); ++i) (i % 3 == 0 ? missing : ranking).push_back(i);
+  auto faster = [&](std::size_t a, std::size_t b) { return log_time(space, a) < log_time(space, b); };
+  std::sort(ranking.begin(), ranking.end(), faster);
+  const ktune::TransferScore score(space, ranking);
+  for (std::size_t r = 1; r < ranking.size(); ++r) ASSERT_LE(score(ranking[r - 1]), score(ranking[r])) << r;
+  EXPECT_LT(score(ranking.front()), -2.5);  // the best of 667: Φ⁻¹(0.5/667) ≈ -3.2
+  EXPECT_EQ(score(ranking[ranking.size() / 2 + 1]), 0.0);
+  EXPECT_EQ(score(ranking.back()), 0.0);
+  // Of the configs it lacks, the one it scores fastest is among the fastest 5 % of them.
+  std::sort(missing.begin(), missing.end(), faster);
+  const auto pick = *std::min_element(missing.begin(), missing.end(),
+                                      [&](std::size_t a, std::size_t b) { return score(a) < score(b); });
+  const auto rank = std::find(missing.begin(), missing.end(), pick) - missing.begin();
+  EXPECT_LT(rank, 17) << "true rank among the 334 unranked configs of the one scored fastest";
 }

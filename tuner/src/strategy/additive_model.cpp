@@ -15,6 +15,8 @@ constexpr std::size_t kMaxFeatures = 320;
 // Prior variances of the groups, in units of the targets' spread: trends first, then the
 // values' own deviations and the interactions.
 constexpr double kLinearVar = 1.0, kQuadVar = 0.5, kValueVar = 0.25, kPairVar = 0.25;
+// The prior's score is a single feature that may explain most of the spread.
+constexpr double kPriorScoreVar = 1.0;
 // A failure is taught as this much (log time) slower than the clipped slow half.
 constexpr double kFailedAbove = 0.1;
 
@@ -55,7 +57,8 @@ void solve_upper(const std::vector<double>& l, std::size_t n, std::vector<double
 
 }  // namespace
 
-AdditiveModel::AdditiveModel(const SearchSpace& space) : space_(space) {
+AdditiveModel::AdditiveModel(const SearchSpace& space, std::function<double(std::size_t)> prior_score)
+    : space_(space), prior_score_(std::move(prior_score)) {
   const std::size_t w = space.width();
   auto add = [&](double var) {
     prior_.push_back(var);
@@ -88,6 +91,7 @@ AdditiveModel::AdditiveModel(const SearchSpace& space) : space_(space) {
     for (std::size_t k = 0; k < w; ++k)
       for (std::size_t l = k + 1; l < w; ++l)
         if (linear_[k] != kNone && linear_[l] != kNone) pairs_.emplace_back(k, l), add(kPairVar);
+  if (prior_score_) prior_feature_ = add(kPriorScoreVar);
 }
 
 void AdditiveModel::features(std::size_t i, std::vector<Term>& out) const {
@@ -105,14 +109,16 @@ void AdditiveModel::features(std::size_t i, std::vector<Term>& out) const {
   }
   for (std::size_t q = 0; q < pairs_.size(); ++q)
     out.push_back({pair_base_ + static_cast<uint32_t>(q), 4 * t[pairs_[q].first] * t[pairs_[q].second]});
+  if (prior_feature_ != kNoFeature) out.push_back({prior_feature_, prior_score_(i)});
 }
 
 void AdditiveModel::fit(const SearchState& state) {
   // The prior's configs are answers, not directions (ktune/strategy.hpp): left out, so that
-  // a prior whose fast configs are away from this GPU's optimum does not steer the model.
+  // a prior whose fast configs are away from this GPU's optimum does not steer the model;
+  // unless the model has the prior's score as a feature, whose weight they then measure.
   std::vector<std::size_t> rows;
   for (std::size_t i : state.history())
-    if (!state.is_prior(i)) rows.push_back(i);
+    if (prior_score_ || !state.is_prior(i)) rows.push_back(i);
   std::vector<double> ok;
   for (std::size_t i : rows)
     if (const double c = state.cost(i); std::isfinite(c)) ok.push_back(c);
@@ -124,11 +130,17 @@ void AdditiveModel::fit(const SearchState& state) {
     const double c = state.cost(i);
     y.push_back(std::isfinite(c) ? std::min(c, clip) : clip + kFailedAbove);
   }
+  fit(rows, std::move(y));
+}
+
+void AdditiveModel::fit(const std::vector<std::size_t>& rows, std::vector<double> y) {
+  if (y.empty()) return;
   const auto n = static_cast<double>(y.size());
   double mu = 0, var = 0;
   for (double v : y) mu += v / n;
   for (double v : y) var += (v - mu) * (v - mu) / n;
   const double sd = var > 1e-18 ? std::sqrt(var) : 1;
+  mu_ = mu, sd_ = sd;
   double yy = 0;
   for (double& v : y) v = (v - mu) / sd, yy += v * v;
 

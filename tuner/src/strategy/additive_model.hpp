@@ -14,6 +14,7 @@
 // size, a prediction a sum over a config's active features.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "ktune/search_space.hpp"
@@ -23,18 +24,26 @@ namespace ktune {
 
 class AdditiveModel {
  public:
-  explicit AdditiveModel(const SearchSpace& space);
+  // `prior_score`, when given, is one more feature: what another GPU's (or key's) results
+  // say of a config, lower is faster (TransferScore). Its weight is learnt like the others,
+  // so the model follows it as far as the results here bear it out, and not where they do not.
+  explicit AdditiveModel(const SearchSpace& space, std::function<double(std::size_t)> prior_score = {});
 
   bool fitted() const { return !mean_.empty(); }
-  // Fits the posterior to every config observed so far but the prior's (at least one of
-  // them must have run).
+  // Fits the posterior to every config observed so far (at least one of them must have
+  // run); the prior's configs only when the model has the prior's score as a feature.
   void fit(const SearchState& state);
+  // Fits the posterior to explicit targets, log times or any score where lower is faster.
+  void fit(const std::vector<std::size_t>& rows, std::vector<double> y);
   // One draw of the weights from the posterior (fitted() must hold), and a config's
   // predicted standardised log time under a draw: lower is faster.
   std::vector<double> draw(SearchState& state) const;
   double predict(const std::vector<double>& weights, std::size_t i) const;
+  // A config's predicted target under the posterior mean, in the targets' own units.
+  double expected(std::size_t i) const { return mu_ + sd_ * predict(mean_, i); }
 
  private:
+  static constexpr uint32_t kNoFeature = UINT32_MAX;
   struct Term {
     uint32_t feature;
     double value;
@@ -42,10 +51,13 @@ class AdditiveModel {
   void features(std::size_t i, std::vector<Term>& out) const;
 
   const SearchSpace& space_;
+  std::function<double(std::size_t)> prior_score_;
+  uint32_t prior_feature_ = kNoFeature;
   std::vector<double> prior_;                               // prior variance per feature, before the scale
   std::vector<uint32_t> linear_, quad_, onehot_;            // each parameter's first feature, or kNone
   std::vector<std::pair<std::size_t, std::size_t>> pairs_;  // parameters whose product is a feature
   uint32_t pair_base_ = 0;
+  double mu_ = 0, sd_ = 1;    // the targets' mean and spread, which fit() standardises
   std::vector<double> mean_;  // posterior mean of the weights
   std::vector<double> chol_;  // lower Cholesky factor of the posterior precision, row-major
 };

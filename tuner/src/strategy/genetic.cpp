@@ -18,16 +18,24 @@
 // model of log time (strategy/additive_model.hpp) predicts fastest is proposed. With
 // proposals running ahead of results, most of what breeding proposes is bred from a
 // population that lacks the latest results; the model, fitted to every result so far
-// (slow and failed ones too, which the population forgets; not the prior's configs, which
-// are answers, not directions), keeps those proposals from the regions already measured
-// slow (docs/search.md has the replay figures).
+// (slow and failed ones too, which the population forgets), keeps those proposals from the
+// regions already measured slow (docs/search.md has the replay figures).
+// With a prior (another GPU's or key's ranking), the model has one feature more, what the
+// prior says of a config (strategy/transfer_score.hpp), and is fitted to the prior's configs
+// too: they measure how far the prior holds here. Its weight decides how much the prior
+// steers the children, and at times the prior's best unproposed config is a candidate too.
+// Without that feature the prior's configs stay out of the model: a prior whose fast
+// configs are away from this GPU's optimum would steer it there. They never join the
+// population either (ktune/strategy.hpp: answers, not directions).
 #include <algorithm>
+#include <memory>
 #include <string>
 
 #include "ktune/strategy.hpp"
 #include "strategy/additive_model.hpp"
 #include "strategy/recombination.hpp"
 #include "strategy/search_state.hpp"
+#include "strategy/transfer_score.hpp"
 
 namespace ktune {
 namespace {
@@ -45,13 +53,22 @@ constexpr double kRampFrom = 0.5;
 // Children bred per proposal, of which the model picks one: more would follow a model
 // fitted to few results too closely (4 scored best in replay among 2, 3, 4, 6, 8 and 16).
 constexpr int kChildren = 4;
+// With a prior, the share of proposals in which the prior's best unproposed config is a
+// candidate beside the children. At 1 the search walks down the prior's ranking whenever
+// the model trusts it, which costs where another GPU's fast configs are good here but not
+// the best (replay, docs/search.md: 0.25 scored best of 0, 0.25, 0.5 and 1).
+constexpr double kPriorCandidateShare = 0.25;
 
 class Genetic final : public Strategy {
  public:
   explicit Genetic(const StrategyContext& c)
       : state_("genetic", c),
         population_(std::clamp<std::size_t>(state_.limit() / 10, kGeneticMinPopulation, kGeneticMaxPopulation)),
-        model_(c.space) {}
+        prior_(c.prior),
+        transfer_(c.prior.empty() ? nullptr : std::make_shared<TransferScore>(c.space, c.prior)),
+        model_(c.space, transfer_
+                            ? std::function<double(std::size_t)>([t = transfer_](std::size_t i) { return (*t)(i); })
+                            : std::function<double(std::size_t)>()) {}
 
   std::string name() const override { return "genetic"; }
   std::vector<std::size_t> propose(std::size_t max) override {
@@ -90,10 +107,20 @@ class Genetic final : public Strategy {
     const std::vector<double> w = model_.draw(state_);
     std::optional<std::size_t> best;
     double best_time = 0;
-    for (int c = 0; c < kChildren; ++c)
-      if (auto child = breed_child(state_, members, kGeneticTries))
-        if (const double t = model_.predict(w, *child); !best || t < best_time) best = child, best_time = t;
+    auto consider = [&](std::optional<std::size_t> j) {
+      if (j)
+        if (const double t = model_.predict(w, *j); !best || t < best_time) best = j, best_time = t;
+    };
+    for (int c = 0; c < kChildren; ++c) consider(breed_child(state_, members, kGeneticTries));
+    if (!prior_.empty() && state_.unit() < kPriorCandidateShare) consider(next_of_prior());
     return best;
+  }
+
+  // The prior's best config not proposed yet: a candidate beside the children, taken when
+  // the model, having weighed the prior against the results here, predicts it fastest.
+  std::optional<std::size_t> next_of_prior() {
+    while (prior_at_ < prior_.size() && state_.was_proposed(prior_[prior_at_])) ++prior_at_;
+    return prior_at_ < prior_.size() ? std::optional<std::size_t>(prior_[prior_at_]) : std::nullopt;
   }
 
   double refine_share() const {
@@ -129,6 +156,9 @@ class Genetic final : public Strategy {
 
   SearchState state_;
   std::size_t population_;
+  std::vector<std::size_t> prior_;  // the whole prior ranking, best first
+  std::size_t prior_at_ = 0;
+  std::shared_ptr<const TransferScore> transfer_;
   AdditiveModel model_;
   std::size_t fitted_at_ = 0;
   std::size_t queue_of_ = SIZE_MAX;
