@@ -994,9 +994,10 @@ TEST_F(MultiGpuTest, PinningFollowsTheTunersVisibleDevices) {
   EXPECT_EQ(read_json(o.summary_out)["gpus"], json({0, 1}));  // as the tuner numbers them
 }
 
-// Another GPU's DB beside this one's starts the search: its fastest config for the key (at
-// the nearest key it has, for the other) is measured right after the DEFAULT, and the
-// summary says where the prior came from and what it bought.
+// Another GPU's DB beside this one's starts the search: its fastest config for the first
+// key (at the nearest key it has) is measured right after the DEFAULT, and the summary says
+// where the prior came from and what it bought. The second key starts from this GPU's
+// results for the first, a nearer source than another architecture.
 TEST_F(TunerTest, OtherGpusResultsAreMeasuredFirst) {
   const Manifest m = make_kernel(kernel_dir(), {"MODE=0", "TIME=1..40"}, {}, "MODE=0 TIME=20");
   TuneOptions o = options_for(kernel_dir());
@@ -1023,7 +1024,7 @@ TEST_F(TunerTest, OtherGpusResultsAreMeasuredFirst) {
     SCOPED_TRACE(kKeys[k]);
     const json& key = summary["keys"][k];
     ASSERT_TRUE(key.contains("prior")) << key.dump();
-    EXPECT_EQ(key["prior"]["from"], "Other GPU at key N=1000");
+    EXPECT_EQ(key["prior"]["from"], k == 0 ? "Other GPU at key N=1000" : "Fake GPU at key N=1000");
     EXPECT_EQ(key["prior"]["measured_first"], 1);  // a twentieth of 20
     EXPECT_EQ(key["prior"]["holds_the_best"], true);
     EXPECT_EQ(key["best_id"], id_of(m, {0, 1}));

@@ -1,7 +1,7 @@
 #pragma once
 // The tuner's prior: what other GPUs (and earlier versions of the kernel) measured for a
-// key, from the DB files at hand (the build's own DB directory and DB_DIRS), as configs of
-// this space, fastest first. The search measures the first few right after the DEFAULT
+// key, or this GPU for the nearest other key, from the DB files at hand (the build's own
+// DB directory and DB_DIRS), as configs of this space, fastest first. The search measures the first few right after the DEFAULT
 // (StrategyContext::prior) and never searches from them, so a prior that misleads costs only
 // its share of the budget.
 #include <cstddef>
@@ -24,15 +24,15 @@ struct TunePrior {
   std::string from;                  // "NVIDIA A100-SXM4-80GB at key M=1024,N=1024": what it came from
 };
 
-// The DBs of kernel `m` in `dirs`, read once for all keys; unreadable files are skipped
-// (the tuner warns about its own DB elsewhere).
+// The DBs of kernel `m` in `dirs`; unreadable files are skipped (the tuner warns about its
+// own DB elsewhere).
 std::vector<DbTables> prior_documents(const Manifest& m, const std::vector<std::filesystem::path>& dirs);
 
-// The fastest timed configs of the most alike other fingerprint in `docs` (same
-// architecture first, then the nearest SM count) at `key`, or at its nearest key (log
-// distance) when that fingerprint lacks it. Measurements of `self` are not a prior.
-// Entries whose values are not a config of `m` are skipped. Empty when there is nothing
-// to start from.
+// The fastest timed configs of the most alike (fingerprint, key) in `docs`: the least sum
+// of GPU unlikeness (another architecture 10, another minor version 1, plus |log| of the
+// SM counts' ratio; 0 for `self`) and key distance (sum over dimensions of |log ratio|).
+// `self`'s measurements of `key` itself are not a prior; its other keys are. Entries whose
+// values are not a config of `m` are skipped. Empty when there is nothing to start from.
 TunePrior tune_prior(const Manifest& m, const std::vector<DbTables>& docs, const Fingerprint& self, const Key& key);
 
 }  // namespace ktune

@@ -19,11 +19,6 @@ using nlohmann::json;
 
 namespace {
 
-struct PriorSource {
-  GpuIdentity gpu;
-  const std::map<std::string, std::vector<DbEntry>>* keys = nullptr;  // key id -> entries
-};
-
 // How unlike `self` a GPU is: another architecture far more than another SM count.
 double gpu_unlikeness(const GpuIdentity& a, const GpuIdentity& self) {
   const double arch = a.cc_major == self.cc_major ? (a.cc_minor == self.cc_minor ? 0 : 1) : 10;
@@ -76,25 +71,35 @@ std::vector<DbTables> prior_documents(const Manifest& m, const std::vector<fs::p
 
 TunePrior tune_prior(const Manifest& m, const std::vector<DbTables>& docs, const Fingerprint& self, const Key& key) {
   const std::string self_digest = self.digest();
-  std::vector<PriorSource> candidates;
+  // Every (fingerprint, key) at hand but this one's own measurements of `key`, the most
+  // alike first: GPU unlikeness plus key distance, so that another architecture weighs
+  // more than any key, and this GPU's nearest other key competes with other GPUs of its
+  // architecture at this key.
+  struct Candidate {
+    double distance;
+    std::string gpu;
+    std::string key_id;
+    const std::vector<DbEntry>* entries;
+  };
+  std::vector<Candidate> candidates;
   for (const auto& doc : docs)
-    for (const DbTable& t : doc.tables)
-      if (t.digest != self_digest) candidates.push_back({t.fingerprint.gpu, &t.keys});
-  std::stable_sort(candidates.begin(), candidates.end(), [&](const PriorSource& a, const PriorSource& b) {
-    return gpu_unlikeness(a.gpu, self.gpu) < gpu_unlikeness(b.gpu, self.gpu);
-  });
-  for (const auto& c : candidates) {
-    // This key, else the nearest one this GPU measured.
-    std::string best_key;
-    double best_distance = std::numeric_limits<double>::infinity();
-    for (const auto& [id, entries] : *c.keys) {
-      const double d = prior_key_distance(prior_key_of(id), key);
-      if (d < best_distance) best_distance = d, best_key = id;
+    for (const DbTable& t : doc.tables) {
+      const bool is_self = t.digest == self_digest;
+      for (const auto& [id, entries] : t.keys) {
+        const Key k = prior_key_of(id);
+        if (is_self && k == key) continue;  // this key's own results resume the search; they are no prior
+        const double d = prior_key_distance(k, key);
+        if (!std::isfinite(d)) continue;
+        candidates.push_back(
+            {(is_self ? 0.0 : gpu_unlikeness(t.fingerprint.gpu, self.gpu)) + d, t.fingerprint.gpu.name, id, &entries});
+      }
     }
-    if (best_key.empty()) continue;
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [](const Candidate& a, const Candidate& b) { return a.distance < b.distance; });
+  for (const auto& c : candidates) {
     std::vector<std::pair<double, std::size_t>> timed;
     std::set<std::size_t> taken;
-    for (const DbEntry& e : c.keys->at(best_key)) {
+    for (const DbEntry& e : *c.entries) {
       if (e.measurement.status != Status::Ok || e.measurement.abandoned) continue;
       std::vector<int64_t> values;
       for (const auto& p : m.spec.parameters) {
@@ -110,7 +115,7 @@ TunePrior tune_prior(const Manifest& m, const std::vector<DbTables>& docs, const
     std::stable_sort(timed.begin(), timed.end());
     TunePrior prior;
     for (const auto& [ms, index] : timed) prior.configs.push_back(index);
-    prior.from = c.gpu.name + " at key " + best_key;
+    prior.from = c.gpu + " at key " + c.key_id;
     return prior;
   }
   return {};

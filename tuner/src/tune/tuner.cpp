@@ -512,7 +512,6 @@ json tune_group(const TuneOptions& o, const Manifest& m, GpuPool& pool, const Fi
 
   std::vector<fs::path> prior_dirs = {o.db_dir};
   for (const auto& d : o.prior_dirs) prior_dirs.emplace_back(d);
-  const std::vector<DbTables> prior_docs = prior_documents(m, prior_dirs);  // read once, for every key
   std::vector<KeySummary> summaries;
   for (const auto& key : o.keys) {
     KeySummary ks;
@@ -520,7 +519,8 @@ json tune_group(const TuneOptions& o, const Manifest& m, GpuPool& pool, const Fi
     const std::size_t in_shard =
         o.shard ? (m.configs.size() + o.shard->count - 1 - o.shard->index) / o.shard->count + 1 : m.configs.size();
     const std::size_t planned = std::min({m.configs.size(), in_shard, o.budget.evaluations.value_or(m.configs.size())});
-    ks.prior = tune_prior(m, prior_docs, fp, key);
+    // Read again for each key: the keys tuned before it here are in the own DB by now.
+    ks.prior = tune_prior(m, prior_documents(m, prior_dirs), fp, key);
     if (o.strategy != "exhaustive") ks.prior_used = std::min(prior_count(planned), ks.prior.configs.size());
     auto strategy =
         make_strategy(o.strategy, {search_space, g.default_index, o.seed, o.budget.evaluations,
