@@ -1,9 +1,9 @@
 #pragma once
 // The tuner's prior: what other GPUs (and earlier versions of the kernel) measured for a
 // key, or this GPU for the nearest other key, from the DB files at hand (the build's own
-// DB directory and DB_DIRS), as configs of this space, fastest first. The search measures the first few right after the DEFAULT
-// (StrategyContext::prior) and never searches from them, so a prior that misleads costs only
-// its share of the budget.
+// DB directory and DB_DIRS), as configs of this space, fastest first. The search measures the first few right after the
+// DEFAULT (StrategyContext::prior) and never searches from them, so a prior that misleads costs only its share of the
+// budget.
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
