@@ -33,6 +33,7 @@
 #include "ktune/error.hpp"
 #include "ktune/fingerprint.hpp"
 #include "ktune/manifest.hpp"
+#include "ktune/tune_prior.hpp"
 #include "ktune/tuner.hpp"
 #include "temp_dir.hpp"
 
@@ -1036,6 +1037,47 @@ TEST_F(TunerTest, OtherGpusResultsAreMeasuredFirst) {
     EXPECT_EQ(order[0].second, m.default_id);
     EXPECT_EQ(order[1].second, id_of(m, {0, 1}));
   }
+}
+
+// The prior is the nearest (fingerprint, key) at hand, never this GPU's results for the key
+// being tuned: another GPU of this architecture at the same key, else this GPU's nearest
+// other key, before a GPU of another architecture at the same key.
+TEST_F(TunerTest, ThePriorIsTheNearestSourceButNeverTheKeysOwnResults) {
+  const Manifest m = make_kernel(kernel_dir(), {"MODE=0", "TIME=1..40"}, {}, "MODE=0 TIME=20");
+  auto fingerprint = [](const std::string& name, int cc_major, int sms) {
+    ktune::Fingerprint f;
+    f.kernel_hash = "0123456789abcdef";
+    f.nvcc_version = "13.0.0";
+    f.gpu = {.name = name, .cc_major = cc_major, .cc_minor = 0, .sm_count = sms, .driver_version = 13000};
+    return f;
+  };
+  const ktune::Fingerprint self = fingerprint("This GPU", 9, 132);
+  const fs::path dir = kernel_dir() / "priors";
+  // Each source's fastest config: `fastest`, then 30 (the DEFAULT region is slower).
+  auto record = [&](const ktune::Fingerprint& f, const std::string& key, int64_t fastest) {
+    ktune::Db db(dir / (f.gpu.name + ".json"), m.kernel);
+    for (int64_t t : {fastest, int64_t(30)}) {
+      ktune::Measurement meas;
+      meas.median_ms = t == fastest ? 0.1 : 0.5;
+      meas.samples_ms = {meas.median_ms};
+      db.record(f, key, id_of(m, {0, t}), json{{"MODE", 0}, {"TIME", t}}, meas);
+    }
+  };
+  auto first = [&](const ktune::Key& key) {
+    const ktune::TunePrior p = ktune::tune_prior(m, ktune::prior_documents(m, {dir}), self, key);
+    return p.configs.empty() ? std::string("none")
+                             : p.from + ": TIME=" + std::to_string(m.configs[p.configs[0]].values[1]);
+  };
+  record(self, "N=1000", 5);
+  EXPECT_EQ(first({{"N", 1000}}), "none");  // its own results are no prior
+  EXPECT_EQ(first({{"N", 3000}}), "This GPU at key N=1000: TIME=5");
+  record(fingerprint("Old GPU", 8, 132), "N=1000", 2);
+  EXPECT_EQ(first({{"N", 1000}}), "Old GPU at key N=1000: TIME=2");
+  EXPECT_EQ(first({{"N", 3000}}), "This GPU at key N=1000: TIME=5");  // another key beats another architecture
+  record(fingerprint("Sibling GPU", 9, 114), "N=1000", 3);
+  EXPECT_EQ(first({{"N", 1000}}), "Sibling GPU at key N=1000: TIME=3");
+  record(self, "N=4000", 7);
+  EXPECT_EQ(first({{"N", 3000}}), "This GPU at key N=4000: TIME=7");  // |log 4/3| < |log 3|
 }
 
 // A shard of an exhaustive search measures configs I, I+N, ... and the DEFAULT; the shards
