@@ -17,6 +17,7 @@ prior_dir=${PRIOR_DIR:-$root/generated/$kernel}
 tuner=$build/bin/ktune_${kernel}_tuner
 manifest=$build/_ktune/$kernel/manifest.json
 [[ -x $tuner && -f $manifest ]] || { echo "prior_wall_time: no $tuner or $manifest (build the examples first)"; exit 1; }
+nvidia-smi -L >/dev/null 2>&1 || { echo "prior_wall_time: no GPU visible: nothing to measure"; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 rows=$work/rows.txt
