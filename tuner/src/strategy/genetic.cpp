@@ -30,7 +30,6 @@
 #include <algorithm>
 #include <memory>
 #include <string>
-#include <unordered_set>
 #include <vector>
 
 #include "ktune/strategy.hpp"
@@ -61,22 +60,12 @@ constexpr int kChildren = 4;
 // the best (replay, docs/search.md: 0.25 scored best of 0, 0.25, 0.5 and 1).
 constexpr double kPriorCandidateShare = 0.25;
 
-// The prior ranking as configs of this space: those outside it and repeats left out (a
-// prior is mapped from another recording; the tuner's is clean, a caller's need not be).
-std::vector<std::size_t> ranking_in(const SearchSpace& space, const std::vector<std::size_t>& prior) {
-  std::vector<std::size_t> out;
-  std::unordered_set<std::size_t> seen;
-  for (std::size_t i : prior)
-    if (i < space.size() && seen.insert(i).second) out.push_back(i);
-  return out;
-}
-
 class Genetic final : public Strategy {
  public:
   explicit Genetic(const StrategyContext& c)
       : state_("genetic", c),
         population_(std::clamp<std::size_t>(state_.limit() / 10, kGeneticMinPopulation, kGeneticMaxPopulation)),
-        prior_(ranking_in(c.space, c.prior)),
+        prior_(prior_in_space(c.space, c.prior)),
         transfer_(prior_.empty() ? nullptr : std::make_shared<TransferScore>(c.space, prior_)),
         model_(c.space, transfer_
                             ? std::function<double(std::size_t)>([t = transfer_](std::size_t i) { return (*t)(i); })

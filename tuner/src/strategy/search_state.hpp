@@ -24,6 +24,20 @@
 
 namespace ktune {
 
+// A prior ranking as configs of `space`, in its order: those outside the space, repeats and
+// `skip` left out, at most `max` (a prior is mapped from another recording; a caller's need
+// not be clean).
+inline std::vector<std::size_t> prior_in_space(const SearchSpace& space, const std::vector<std::size_t>& prior,
+                                               std::size_t max = SIZE_MAX, std::size_t skip = SIZE_MAX) {
+  std::vector<std::size_t> out;
+  std::unordered_set<std::size_t> seen;
+  for (std::size_t i : prior) {
+    if (out.size() == max) break;
+    if (i < space.size() && i != skip && seen.insert(i).second) out.push_back(i);
+  }
+  return out;
+}
+
 class SearchState {
  public:
   // Cost of a config that failed: worse than any time, so no strategy climbs from it.
@@ -37,12 +51,7 @@ class SearchState {
     if (space_.size() > 0 && first_ >= space_.size())
       throw Error(strategy + ": default config index " + std::to_string(first_) + " is outside the space of " +
                   std::to_string(space_.size()) + " configs");
-    const std::size_t wanted = prior_count(limit_);
-    for (std::size_t i : c.prior) {
-      if (prior_.size() == wanted) break;
-      if (i < space_.size() && i != first_ && std::find(prior_.begin(), prior_.end(), i) == prior_.end())
-        prior_.push_back(i);
-    }
+    prior_ = prior_in_space(space_, c.prior, prior_count(limit_), first_);
   }
 
   const SearchSpace& space() const { return space_; }

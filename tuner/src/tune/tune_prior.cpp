@@ -51,9 +51,13 @@ Key prior_key_of(const std::string& id) {
 
 }  // namespace
 
-std::vector<DbTables> prior_documents(const Manifest& m, const std::vector<fs::path>& dirs) {
+std::vector<DbTables> prior_documents(const Manifest& m, const std::vector<fs::path>& dirs, const fs::path& skip) {
   std::vector<DbTables> docs;
   std::set<fs::path> seen;
+  if (!skip.empty()) {
+    std::error_code ec;
+    seen.insert(fs::weakly_canonical(skip, ec));
+  }
   for (const auto& dir : dirs) {
     std::error_code ec;
     for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {

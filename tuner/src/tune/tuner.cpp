@@ -512,6 +512,10 @@ json tune_group(const TuneOptions& o, const Manifest& m, GpuPool& pool, const Fi
 
   std::vector<fs::path> prior_dirs = {o.db_dir};
   for (const auto& d : o.prior_dirs) prior_dirs.emplace_back(d);
+  // The other DB files, read once; the last slot is this GPU's own DB, taken from memory
+  // for each key, so that a key starts from the keys tuned before it here.
+  std::vector<DbTables> prior_docs = prior_documents(m, prior_dirs, db.path());
+  prior_docs.emplace_back();
   std::vector<KeySummary> summaries;
   for (const auto& key : o.keys) {
     KeySummary ks;
@@ -519,8 +523,8 @@ json tune_group(const TuneOptions& o, const Manifest& m, GpuPool& pool, const Fi
     const std::size_t in_shard =
         o.shard ? (m.configs.size() + o.shard->count - 1 - o.shard->index) / o.shard->count + 1 : m.configs.size();
     const std::size_t planned = std::min({m.configs.size(), in_shard, o.budget.evaluations.value_or(m.configs.size())});
-    // Read again for each key: the keys tuned before it here are in the own DB by now.
-    ks.prior = tune_prior(m, prior_documents(m, prior_dirs), fp, key);
+    prior_docs.back() = DbTables::of(db.document());
+    ks.prior = tune_prior(m, prior_docs, fp, key);
     if (o.strategy != "exhaustive") ks.prior_used = std::min(prior_count(planned), ks.prior.configs.size());
     auto strategy =
         make_strategy(o.strategy, {search_space, g.default_index, o.seed, o.budget.evaluations,
