@@ -26,7 +26,7 @@ function(_fmha_add_kernel D)
     STRATEGY genetic  # a budget per key: the examples are tuned within a build's time
     BUDGET   32
     SEED     1
-    DB_DIRS  ${KTUNE_ROOT}/generated/fmha_d${D})  # tuned on the H200, used without a GPU
+    DB_DIRS  ${KTUNE_ROOT}/generated/fmha_d${D})  # tuned on the H200 and H100, used without a GPU
   if(TARGET ktune_fmha_d${D}_tuner)
     target_compile_definitions(ktune_fmha_d${D}_tuner PRIVATE FMHA_HEAD_DIM=${D})
     # The host reference runs once per key (up to ~35 G multiply-adds): never at -O0.

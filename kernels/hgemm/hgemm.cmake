@@ -62,7 +62,7 @@ foreach(_hgemm_type f16 bf16)
     STRATEGY genetic
     BUDGET   32
     SEED     1
-    DB_DIRS  ${KTUNE_ROOT}/generated/hgemm_${_hgemm_type})  # tuned on the H200, used without a GPU
+    DB_DIRS  ${KTUNE_ROOT}/generated/hgemm_${_hgemm_type})  # tuned on the H200 and H100, used without a GPU
   if(TARGET ktune_hgemm_${_hgemm_type}_tuner)
     # The harness picks its element type with the same macro as the kernel.
     target_compile_definitions(ktune_hgemm_${_hgemm_type}_tuner PRIVATE HGEMM_BF16=${_hgemm_bf16})

@@ -16,4 +16,4 @@ ktune_add_kernel(transpose
   STRATEGY genetic  # a budget per key: the examples are tuned within a build's time
   BUDGET   40
   SEED     1
-  DB_DIRS  ${KTUNE_ROOT}/generated/transpose)  # tuned on the H200, used without a GPU
+  DB_DIRS  ${KTUNE_ROOT}/generated/transpose)  # tuned on the H200 and H100, used without a GPU
