@@ -12,7 +12,7 @@ set(_softmax_keys
   "ROWS=16384 COLS=1024" "ROWS=4096 COLS=4096" "ROWS=1024 COLS=16384"
   "ROWS=65536 COLS=128"
   "ROWS=8192 COLS=1000"   # not a multiple of any row tile: partial last passes
-  "ROWS=2048 COLS=999")   # not a multiple of VEC: the scalar path of every config
+  "ROWS=2048 COLS=999")   # not a multiple of VEC: rows start at every offset of a pack
 
 # One variant: its name, SOFTMAX_BF16 and the VEC values whose loads are 16 bytes at most.
 function(_softmax_add_kernel type bf16 vec)

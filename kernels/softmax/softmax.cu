@@ -13,8 +13,12 @@
 //
 // One pass computes the row's max and sum together (online softmax: the running sum is
 // rescaled when the max grows), so the row is reduced once; a second pass writes the output.
-// Rows are vectorised when cols % VEC == 0 and the pointers are aligned; other rows take the
-// scalar path of the same code, so every config is correct for every shape.
+// Every row is vectorised, whatever its length and start: the packs of a row are the whole
+// VEC-aligned ones inside it, and the few elements before the first and after the last
+// (fewer than VEC each) are read one by one by the row's first threads. With cols not a
+// multiple of VEC (2048 x 999) the rows start at every offset; a copy kernel reads them at
+// full width, and so must softmax. Only x and y misaligned against each other (not from one
+// allocator) take the scalar path, so every config is correct for every shape.
 #include <cuda_bf16.h>
 
 #include <cfloat>
@@ -55,6 +59,7 @@ static_assert(kThreadsPerRow >= 8 && (kThreadsPerRow & (kThreadsPerRow - 1)) == 
               "BLOCK / ROWS_PER_BLOCK must be a power of two >= 8 (shuffle groups)");
 static_assert(VEC >= 1 && VEC * sizeof(T) <= 16 && (VEC & (VEC - 1)) == 0,
               "VEC must be a power of two of at most 16 bytes of elements");
+static_assert(VEC <= kThreadsPerRow, "a row's edge elements (fewer than VEC) need a lane each");
 
 // CACHE_ROW: 64 bytes of the row per thread in registers (16 registers; a 16-bit element
 // alone still takes one). More would cost occupancy that a memory-bound kernel needs.
@@ -139,17 +144,31 @@ __device__ void write_pack(Pack<V>* y, const Pack<V>& x, float m, float inv_sum)
   *y = r;
 }
 
-// The row of this thread's group, in packs of V elements. Thread `lane` of the row handles
+// The row of this thread's group: `head` elements up to the first V-aligned one, then
+// `packs` aligned packs of V elements, then `tail` elements. Thread `lane` of the row handles
 // packs lane, lane + kThreadsPerRow, ...: consecutive threads read consecutive packs; the
-// first kCached of them stay in registers between the two passes.
+// first kCached of them stay in registers between the two passes. Lanes below head and tail
+// (both < V <= 8 <= kThreadsPerRow) take one edge element each, kept in registers too.
 template <int V, int kCached>
-__device__ void softmax_row(const T* __restrict__ x_row, T* __restrict__ y_row, int packs,
-                            int lane, int row_in_block) {
-  const Pack<V>* x = reinterpret_cast<const Pack<V>*>(x_row);
-  Pack<V>* y = reinterpret_cast<Pack<V>*>(y_row);
+__device__ void softmax_row(const T* __restrict__ x_row, T* __restrict__ y_row, int cols, int lane,
+                            int row_in_block) {
+  int head = 0;
+  if constexpr (V > 1) {
+    const int misaligned = static_cast<int>((reinterpret_cast<uintptr_t>(x_row) / sizeof(T)) % V);
+    head = misaligned ? min(V - misaligned, cols) : 0;
+  }
+  const int packs = (cols - head) / V;
+  const int tail = cols - head - packs * V;
+  const Pack<V>* x = reinterpret_cast<const Pack<V>*>(x_row + head);
+  Pack<V>* y = reinterpret_cast<Pack<V>*>(y_row + head);
   const int first_uncached = lane + kCached * kThreadsPerRow;
 
   MaxSum st;
+  // The edge elements of this lane: index and value (unused where the lane has none).
+  const int head_at = lane, tail_at = head + packs * V + lane;
+  Pack<1> head_x, tail_x;
+  if (V > 1 && lane < head) head_x = load(reinterpret_cast<const Pack<1>*>(x_row + head_at));
+  if (V > 1 && lane < tail) tail_x = load(reinterpret_cast<const Pack<1>*>(x_row + tail_at));
   Pack<V> cache[kCached > 0 ? kCached : 1];
   if constexpr (kCached > 0) {
     // All loads first, so that they are in flight together.
@@ -162,12 +181,16 @@ __device__ void softmax_row(const T* __restrict__ x_row, T* __restrict__ y_row, 
     for (int k = 0; k < kCached; ++k)
       if (lane + k * kThreadsPerRow < packs) st.add(cache[k]);
   }
+  if (V > 1 && lane < head) st.add(head_x);
+  if (V > 1 && lane < tail) st.add(tail_x);
 #pragma unroll 4
   for (int p = first_uncached; p < packs; p += kThreadsPerRow) st.add(load(x + p));
 
   st = reduce_row(st, lane, row_in_block);
   const float inv_sum = 1.0f / st.s;  // s >= 1: the max itself contributes exp(0)
 
+  if (V > 1 && lane < head) write_pack(reinterpret_cast<Pack<1>*>(y_row + head_at), head_x, st.m, inv_sum);
+  if (V > 1 && lane < tail) write_pack(reinterpret_cast<Pack<1>*>(y_row + tail_at), tail_x, st.m, inv_sum);
   if constexpr (kCached > 0) {
 #pragma unroll
     for (int k = 0; k < kCached; ++k) {
@@ -193,16 +216,16 @@ SOFTMAX_ENTRY(const T* __restrict__ x, T* __restrict__ y, int rows, int cols) {
   constexpr unsigned kPackBytes = VEC * sizeof(T);
   constexpr int kPackRegs = (kPackBytes + 3) / 4;
   constexpr int kCached = CACHE_ROW ? kCacheRegs / kPackRegs : 0;
-  // Uniform over the grid: rows start on a VEC boundary only if cols and the pointers allow.
-  const bool vector_ok = cols % VEC == 0 && reinterpret_cast<uintptr_t>(x) % kPackBytes == 0 &&
-                         reinterpret_cast<uintptr_t>(y) % kPackBytes == 0;
+  // Uniform over the grid: a row of y starts as far from a pack boundary as its row of x
+  // (so one head serves both) when x and y are misaligned alike.
+  const bool vector_ok = (reinterpret_cast<uintptr_t>(x) - reinterpret_cast<uintptr_t>(y)) % kPackBytes == 0;
   if constexpr (VEC > 1) {
     if (!vector_ok) {
-      // The rare unaligned shape: plain loads, no cache (its registers would count for
-      // every config, the kernel is allocated for its worst path).
+      // x and y misaligned against each other: plain loads, no cache (its registers would
+      // count for every config, the kernel is allocated for its worst path).
       softmax_row<1, 0>(x_row, y_row, valid_cols, lane, row_in_block);
       return;
     }
   }
-  softmax_row<VEC, kCached>(x_row, y_row, valid_cols / VEC, lane, row_in_block);
+  softmax_row<VEC, kCached>(x_row, y_row, valid_cols, lane, row_in_block);
 }
