@@ -34,6 +34,10 @@ expect_mistake() {
 }
 expect_mistake "a misspelt parameter" scale_launch.hpp 's/c\["BLOCK"\] \* c\["UNROLL"\]/c["BLOKC"] * c["UNROLL"]/' \
   "key N=100000, config BLOCK=64 UNROLL=1 \(the DEFAULT\): the launch template: config has no parameter 'BLOKC'"
+# Both configs the build checks have the mistake: each problem on a line of its own.
+grep -qE "^  key N=100000, config BLOCK=64 UNROLL=1 \(the DEFAULT\): the launch template: config has no parameter 'BLOKC'" \
+  "$work/build.log" && ! grep -qF '\x0a' "$work/build.log" ||
+  { cat "$work/build.log"; fail "a misspelt parameter: the problems are not one to a line"; }
 expect_mistake "a misspelt key dimension" scale_harness.cpp 's/h.key("N")/h.key("NN")/' \
   "key N=100000: the harness: harness asks for key dimension 'NN'"
 expect_mistake "an argument too few" scale_launch.hpp 's/ktune::args(a, x, y, n)/ktune::args(a, x, y)/' \

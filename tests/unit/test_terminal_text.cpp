@@ -11,6 +11,15 @@ namespace {
 using ktune::terminal_text;
 
 // Every byte a terminal acts on: C0 controls (ESC, CR, LF, BS, BEL, ...) and DEL.
+TEST(TerminalText, LinesKeepTheirBreaksAndEscapeTheRest) {
+  using ktune::terminal_lines;
+  EXPECT_EQ(terminal_lines("2 problems:\n  a\x1b[31m\n  b\r"), "2 problems:\n  a\\x1b[31m\n  b\\x0d");
+  EXPECT_EQ(terminal_lines("one line"), "one line");
+  EXPECT_EQ(terminal_lines("abcdef\nxy", 5), "ab...\nxy");  // each line cut on its own
+  EXPECT_EQ(terminal_lines("a\nb\nc\nd", 200, 2), "a\nb\n... (2 more lines)");
+  EXPECT_EQ(terminal_lines("a\n"), "a\n");
+}
+
 TEST(TerminalText, EveryControlByteIsEscaped) {
   for (int c = 0; c < 0x20; ++c) {
     const std::string text = std::string("a") + static_cast<char>(c) + "b";

@@ -24,6 +24,10 @@ std::string json_excerpt(const nlohmann::json& value);
 // CR and newlines become \xNN, and so do bytes that are not UTF-8; at most `max` bytes,
 // longer text ends in "...".
 std::string terminal_text(std::string_view s, std::size_t max = 200);
+// The same for a message written as lines (a list of problems): each line made safe as
+// above, at most `max` bytes each, the newlines between them kept; past `max_lines` lines,
+// one saying how many more there were.
+std::string terminal_lines(std::string_view s, std::size_t max = 200, std::size_t max_lines = 40);
 
 // An argument as POSIX sh reads it back: bare when only safe characters, else quoted.
 std::string shell_quote(const std::string& arg);

@@ -56,6 +56,26 @@ std::size_t utf8_printable_length(std::string_view s, std::size_t i) {
 
 }  // namespace
 
+std::string terminal_lines(std::string_view s, std::size_t max, std::size_t max_lines) {
+  std::string out;
+  std::size_t lines = 0, start = 0;
+  for (;;) {
+    const std::size_t end = s.find('\n', start);
+    if (lines == max_lines) {
+      std::size_t more = 1;
+      for (std::size_t at = start; (at = s.find('\n', at)) != std::string_view::npos; ++at) ++more;
+      out += "... (" + std::to_string(more) + " more lines)";
+      break;
+    }
+    out += terminal_text(s.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start), max);
+    ++lines;
+    if (end == std::string_view::npos) break;
+    out += '\n';
+    start = end + 1;
+  }
+  return out;
+}
+
 std::string terminal_text(std::string_view s, std::size_t max) {
   std::string out;
   bool cut = false;

@@ -168,7 +168,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   } catch (const std::exception& e) {
-    std::cerr << "ktune: error: " << ktune::terminal_text(e.what(), 2000) << "\n";
+    // A list of problems (the launch check's) keeps its lines; each is made terminal-safe.
+    std::cerr << "ktune: error: " << ktune::terminal_lines(e.what(), 2000) << "\n";
     return 1;
   }
 }
