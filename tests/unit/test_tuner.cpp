@@ -712,6 +712,19 @@ TEST_F(TunerTest, ReportDrawsTheSearch) {
   EXPECT_EQ(csv.substr(0, csv.find('\r')),
             "kernel,gpu,key,id,MODE,TIME,status,median_ms,abandoned,samples,seconds,at,message");
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 24) << csv;
+  // Each measurement's time as a Unix time to the millisecond (the 12th column), as the DB has it.
+  std::istringstream rows(csv);
+  std::string row;
+  std::getline(rows, row);
+  while (std::getline(rows, row)) {
+    std::vector<std::string> cells;
+    std::istringstream cols(row);
+    for (std::string cell; std::getline(cols, cell, ',');) cells.push_back(cell);
+    ASSERT_GE(cells.size(), 12u) << row;
+    const std::string& at = cells[11];
+    EXPECT_TRUE(at.size() > 4 && at[at.size() - 4] == '.' && at.find('e') == std::string::npos) << row;
+    EXPECT_GT(std::stod(at), 1.7e9) << row;
+  }
 }
 
 // A budget of 3 with no strategy named is exhaustive cut short: in a seeded random order,

@@ -1,5 +1,6 @@
 #include "cli/report/csv.hpp"
 
+#include <iomanip>
 #include <sstream>
 
 namespace ktune::cli::report {
@@ -18,6 +19,12 @@ std::string number(double v) {
   o << v;
   return o.str();
 }
+// A Unix time to the millisecond: 9 significant digits would round it to tens of seconds.
+std::string unix_time(double t) {
+  std::ostringstream o;
+  o << std::fixed << std::setprecision(3) << t;
+  return o.str();
+}
 }  // namespace
 
 std::string measurements_csv(const Measurements& all) {
@@ -34,7 +41,7 @@ std::string measurements_csv(const Measurements& all) {
                     ? csv_field(e.values[p].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))
                     : "");
       out << "," << csv_field(e.status) << "," << number(e.median_ms) << "," << (e.abandoned ? "true" : "false") << ","
-          << e.samples << "," << number(e.seconds) << "," << (e.at > 0 ? number(e.at) : "") << ","
+          << e.samples << "," << number(e.seconds) << "," << (e.at > 0 ? unix_time(e.at) : "") << ","
           << csv_field(e.message) << "\r\n";
     }
   return out.str();
