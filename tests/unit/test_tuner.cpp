@@ -708,6 +708,7 @@ TEST_F(TunerTest, ReportDrawsTheSearch) {
     ++images;
   EXPECT_EQ(images, 4u);
   EXPECT_NE(html.find("<td>MODE=0 TIME=1</td>"), std::string::npos);
+  EXPECT_NE(html.find("<p>The per-parameter plots show all 24 ok measurements: 24 measured fully"), std::string::npos);
   const std::string csv = read_text(out / "measurements.csv");
   EXPECT_EQ(csv.substr(0, csv.find('\r')),
             "kernel,gpu,key,id,MODE,TIME,status,median_ms,abandoned,samples,seconds,at,message");

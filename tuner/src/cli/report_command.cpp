@@ -127,7 +127,7 @@ void run(const ReportOptions& o) {
   md += "\nEvery measurement: `measurements.csv`; the whole report in one file: `report.html`.\n";
   write_text(out / "report.md", md);
   write_text(out / "measurements.csv", measurements_csv(all));
-  write_text(out / "report.html", html_report({title, intro, winners, parameters, drawn, plot_note}, all, out));
+  write_text(out / "report.html", html_report({title, intro, winners, parameters, note, drawn, plot_note}, all, out));
 
   for (const std::string& w : all.warnings) std::cerr << "ktune report: warning: " << terminal_text(w, 400) << "\n";
   if (o.json) {

@@ -128,7 +128,14 @@ std::string html_report(const HtmlReport& r, const Measurements& all, const fs::
       o << (i ? ", " : "") << p.ratios[i].first << " → " << fixed(p.ratios[i].second, 2);
     o << "</li>\n";
   }
-  o << "</ul>\n<h2>Plots</h2>\n";
+  o << "</ul>\n";
+  for (std::size_t at = 0; at < r.note.size();) {
+    std::size_t end = r.note.find("\n\n", at);
+    if (end == std::string::npos) end = r.note.size();
+    o << "<p>" << html_escape(r.note.substr(at, end - at)) << "</p>\n";
+    at = end + 2;
+  }
+  o << "<h2>Plots</h2>\n";
   for (const auto& name : r.plots) {
     std::ifstream in(dir / (name + ".png"), std::ios::binary);
     const std::string png((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

@@ -15,6 +15,7 @@ struct HtmlReport {
   std::string intro;  // plain text
   std::vector<WinnerRow> winners;
   std::vector<ParameterValues> parameters;
+  std::string note;                // plain text, paragraphs apart by a blank line: what the plots show
   std::vector<std::string> plots;  // names of the PNGs drawn in the report's directory
   std::string plot_note;           // plain text: what was not drawn, and why
 };
