@@ -825,11 +825,15 @@ function(_ktune_add_bake_step name out_dir tune_output db_dirs on_demand_args)
     file(GLOB files CONFIGURE_DEPENDS "${dir}/*.json")
     list(APPEND db_files ${files})
   endforeach()
+  # The list of DB files as an input too: a file removed from DB_DIRS changes it (the glob
+  # reruns at build time), so the bake runs again without it. Written only when it changes.
+  list(JOIN db_files "\n" db_list)
+  file(CONFIGURE OUTPUT "${out_dir}/bake_db_files.txt" CONTENT "${db_list}\n" @ONLY)
   add_custom_command(
     OUTPUT "${bake_dir}/ktune_${name}_baked.cpp" "${bake_dir}/include/ktune_${name}.hpp" "${bake_dir}/bake.json"
     COMMAND "${tool}" bake ${args}
     DEPENDS "${out_dir}/manifest.json" "${out_dir}/cubins.json" "${out_dir}/default.ptx" ${tune_output}
-            ${db_files} "${tool}"
+            ${db_files} "${out_dir}/bake_db_files.txt" "${tool}"
     COMMENT "ktune: baking ${name}"
     VERBATIM)
   # The launch template checked on the host for the DEFAULT and every baked config, with

@@ -63,6 +63,13 @@ grep -qF '"\042); int x = system(\042touch /tmp/ktune-pwned\042); //"' "$src" ||
 "$build_dir/tiny_app" | grep -c "^table:" | grep -qx 2 || fail "app: expected two tables"
 echo "ok: a hostile GPU name is data (escaped), not code"
 
+# A DB file removed: the build (no configure asked) bakes again without its table.
+rm "$work/src/shipped/evil.json"
+build
+grep -q "ktune: baking tiny" "$work/build.log" || { cat "$work/build.log"; fail "a removed DB: not baked again"; }
+"$build_dir/tiny_app" | grep -c "^table:" | grep -qx 1 || fail "app: the removed DB's table is still baked"
+echo "ok: a DB file removed from DB_DIRS: baked again, its table gone"
+
 # The kernel changes: the shipped tables are stale and left out.
 echo "// changed" >>"$work/src/tiny.cu"
 build
