@@ -632,11 +632,31 @@ TEST_F(TunerTest, FailuresAreReportedWithTheirReasons) {
       << "nvcc -cubin ...\nfake.cu(3): error: FAULT=1 on purpose\n1 error detected\n";
   TuneOptions o = options_for(kernel_dir());
   o.keys = {{{"N", 1000}}};
-  ASSERT_EQ(tune(o), 0);
+  testing::internal::CaptureStdout();
+  const int rc = tune(o);
+  const std::string printed = testing::internal::GetCapturedStdout();
+  ASSERT_EQ(rc, 0) << printed;
   const json failures = read_json(o.summary_out)["keys"][0]["failures"];
   std::map<std::string, std::string> reason_of;  // status -> reasons
   for (const auto& f : failures) reason_of[f["status"]] += f["reason"].get<std::string>() + "|";
   EXPECT_EQ(failures.size(), 6u) << failures.dump(1);
+  // Named by their values, in the summary and in the table printed (the first five).
+  std::size_t named = 0;
+  for (const auto& c : m.configs)
+    for (const auto& f : failures)
+      if (f["id"] == c.id) {
+        EXPECT_EQ(f["config"], m.describe(c.values)) << f.dump();
+        ++named;
+      }
+  EXPECT_EQ(named, failures.size());
+  EXPECT_EQ(failures[0]["config"].get<std::string>().rfind("MODE=", 0), 0u) << failures.dump(1);
+  for (std::size_t i = 0; i < 5; ++i) {
+    const std::string line = "  " + failures[i]["status"].get<std::string>() + " " +
+                             failures[i]["config"].get<std::string>() + " at N=1000: ";
+    EXPECT_NE(printed.find(line), std::string::npos) << line << "\n" << printed;
+  }
+  EXPECT_EQ(printed.find(failures[5]["config"].get<std::string>() + " at N=1000"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("6 measurements were not ok (the first 5 above)"), std::string::npos) << printed;
   EXPECT_NE(reason_of["compile-failed"].find("fake.cu(3): error: FAULT=1 on purpose"), std::string::npos)
       << reason_of["compile-failed"];
   EXPECT_NE(reason_of["compile-failed"].find(failed->log()), std::string::npos);

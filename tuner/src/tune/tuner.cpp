@@ -233,9 +233,20 @@ json summarize(const TuneOptions& o, const Manifest& m, const Fingerprint& fp, c
     if (ks.prior_used > 0) out["keys"].back()["prior"] = prior_row(table, m, fp, db, ks);
     failures += ks.failures.size();
   }
-  if (failures > 0)
-    table << failures << " measurements were not ok; each one's status and reason: \"failures\" in "
+  if (failures > 0) {
+    // The first few by their values, as a person reads a config; all of them in the summary.
+    constexpr std::size_t kShown = 5;
+    std::size_t shown = 0;
+    for (const auto& ks : summaries)
+      for (const auto& f : ks.failures)
+        if (shown++ < kShown)
+          table << "  " << f["status"].get<std::string>() << " " << terminal_text(f["config"].get<std::string>(), 120)
+                << " at " << ks.key << ": " << terminal_text(f["reason"].get<std::string>(), 160) << "\n";
+    table << failures << " measurements were not ok"
+          << (failures > kShown ? " (the first " + std::to_string(kShown) + " above)" : std::string())
+          << "; each one's status and reason: \"failures\" in "
           << (o.summary_out.empty() ? std::string("the summary (--summary-out)") : o.summary_out) << "\n";
+  }
   std::cout << table.str() << "DB: " << db.path().string() << "\n";
   return out;
 }
