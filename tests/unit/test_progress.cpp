@@ -94,6 +94,25 @@ TEST(Progress, OneLineAcrossKeysWithAnEtaForAll) {
   EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1);
 }
 
+// A time budget per key ends a key before its configs would: the ETAs take the sooner.
+TEST(Progress, ATimeBudgetBoundsTheEtas) {
+  Capture out;
+  Progress p("conv", 3, out.file(), true);
+  p.start_key(0, "N=1", 100, 0.0, 60.0);
+  // 10 configs in 20 s: 90 left would take 3:00, but 40 s of the minute are left; the two
+  // keys after it a minute each.
+  const std::string l = p.line(state(10, 2.0, "a"), 20.0);
+  EXPECT_TRUE(l.ends_with("ETA 0:40, all keys 2:40")) << l;
+  // Without one, the configs decide.
+  p.start_key(0, "N=1", 100, 0.0);
+  const std::string c = p.line(state(10, 2.0, "a"), 20.0);
+  EXPECT_TRUE(c.ends_with("ETA 3:00, all keys 9:40")) << c;
+  // Before any config: the time left alone.
+  p.start_key(0, "N=1", 100, 0.0, 60.0);
+  const std::string z = p.line(state(0, -1, ""), 5.0);
+  EXPECT_TRUE(z.ends_with("ETA 0:55, all keys 2:55")) << z;
+}
+
 TEST(Progress, NothingYet) {
   Capture out;
   Progress p("k", 1, out.file(), true);

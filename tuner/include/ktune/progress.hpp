@@ -6,6 +6,7 @@
 // summary table instead).
 #include <cstddef>
 #include <cstdio>
+#include <optional>
 #include <string>
 
 namespace ktune {
@@ -26,8 +27,10 @@ class Progress {
   Progress(std::string kernel, std::size_t keys, std::FILE* out = stderr);
   Progress(std::string kernel, std::size_t keys, std::FILE* out, bool interactive);
 
-  // Key `index` (from 0) begins, `planned` configs at most, `elapsed_s` into the tune.
-  void start_key(std::size_t index, std::string key, std::size_t planned, double elapsed_s);
+  // Key `index` (from 0) begins, `planned` configs at most, `elapsed_s` into the tune;
+  // `seconds`: the key's time budget, when it has one (a key ends at whichever comes first).
+  void start_key(std::size_t index, std::string key, std::size_t planned, double elapsed_s,
+                 std::optional<double> seconds = std::nullopt);
   void update(const ProgressState& state, double elapsed_s);
   // Ends the line: how many configs, in how long.
   void finish(double elapsed_s);
@@ -44,9 +47,10 @@ class Progress {
   std::size_t key_index_ = 0, planned_ = 0;
   std::string key_;
   double key_start_s_ = 0;
-  std::size_t done_before_ = 0;  // configs of the keys before this one
-  std::size_t done_ = 0;         // of this key, from the last update
-  std::size_t last_width_ = 0;   // of the line on screen, to blank its leftovers
+  std::optional<double> seconds_;  // the time budget per key
+  std::size_t done_before_ = 0;    // configs of the keys before this one
+  std::size_t done_ = 0;           // of this key, from the last update
+  std::size_t last_width_ = 0;     // of the line on screen, to blank its leftovers
 };
 
 }  // namespace ktune

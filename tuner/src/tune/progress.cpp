@@ -50,7 +50,9 @@ Progress::Progress(std::string kernel, std::size_t keys, std::FILE* out)
 Progress::Progress(std::string kernel, std::size_t keys, std::FILE* out, bool interactive)
     : kernel_(std::move(kernel)), keys_(keys), out_(checked(out)), interactive_(interactive) {}
 
-void Progress::start_key(std::size_t index, std::string key, std::size_t planned, double elapsed_s) {
+void Progress::start_key(std::size_t index, std::string key, std::size_t planned, double elapsed_s,
+                         std::optional<double> seconds) {
+  seconds_ = seconds;
   done_before_ += done_;
   done_ = 0;
   key_index_ = index;
@@ -79,11 +81,16 @@ std::string Progress::line(const ProgressState& s, double elapsed_s) const {
   // ETAs from the budget at the pace so far: this key's, then every key's.
   const double key_s = elapsed_s - key_start_s_;
   const std::size_t left = s.done >= planned_ ? 0 : planned_ - s.done;
-  const double key_eta = s.done == 0 ? NAN : key_s / static_cast<double>(s.done) * static_cast<double>(left);
+  double key_eta = s.done == 0 ? NAN : key_s / static_cast<double>(s.done) * static_cast<double>(left);
   const std::size_t all_done = done_before_ + s.done;
   const double per_config = all_done == 0 ? NAN : elapsed_s / static_cast<double>(all_done);
-  const double all_eta =
-      key_eta + static_cast<double>(keys_ - key_index_ - 1) * static_cast<double>(planned_) * per_config;
+  double per_key = static_cast<double>(planned_) * per_config;
+  if (seconds_) {  // a time budget ends a key sooner when the configs would take longer
+    const double time_left = std::max(0.0, *seconds_ - key_s);
+    key_eta = std::isnan(key_eta) ? time_left : std::min(key_eta, time_left);
+    per_key = std::isnan(per_key) ? *seconds_ : std::min(per_key, *seconds_);
+  }
+  const double all_eta = key_eta + static_cast<double>(keys_ - key_index_ - 1) * per_key;
   l += ", ETA " + format_duration(key_eta);
   if (keys_ > key_index_ + 1) l += ", all keys " + format_duration(all_eta);
   if (width_ > 0 && l.size() > width_) l = l.substr(0, width_ - 3) + "...";

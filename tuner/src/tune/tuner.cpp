@@ -540,7 +540,7 @@ json tune_group(const TuneOptions& o, const Manifest& m, GpuPool& pool, const Fi
     auto strategy =
         make_strategy(o.strategy, {search_space, g.default_index, o.seed, o.budget.evaluations,
                                    o.budget.evaluations.has_value() || o.budget.seconds.has_value(), ks.prior.configs});
-    progress.start_key(summaries.size(), ks.key, planned, g.elapsed());
+    progress.start_key(summaries.size(), ks.key, planned, g.elapsed(), o.budget.seconds);
     g.shown.done = 0;
     g.shown.best_ms = -1;
     g.shown.best.clear();
