@@ -871,9 +871,16 @@ function(_ktune_add_tune_step name harness out_dir keys search_args)
     return()
   endif()
   _ktune_gpu_identity_step(gpu_file)
+  # The build's tune steps, one kernel directory a line, rewritten as each kernel is added
+  # (the last one leaves the whole list): the progress line's place and ETA in the build.
+  set_property(GLOBAL APPEND PROPERTY KTUNE_TUNE_STEPS "${out_dir}")
+  get_property(steps GLOBAL PROPERTY KTUNE_TUNE_STEPS)
+  list(JOIN steps "\n" steps_text)
+  set(steps_file "${CMAKE_BINARY_DIR}/_ktune/tune_steps.txt")
+  file(CONFIGURE OUTPUT "${steps_file}" CONTENT "${steps_text}\n" @ONLY)
   # The keys reach the tuner by one route: the manifest's KEYS.
   set(args --manifest "${out_dir}/manifest.json" --db-dir "${KTUNE_DB_DIR}/${name}"
-           --worker-log "${out_dir}/worker.log")
+           --worker-log "${out_dir}/worker.log" "--build-tunes=${steps_file}")
   list(APPEND args ${search_args})
   if(KTUNE_TUNE STREQUAL "ON")
     list(APPEND args --require-gpu)

@@ -18,6 +18,18 @@ for want in --strategy=hybrid --budget=50% --seconds=600 --seed=7; do
   grep -q -- "$want" <<<"$line" || { echo "$line"; fail "tune command lacks $want"; }
 done
 echo "ok: the tune step runs with --strategy=hybrid --budget=50% --seconds=600 --seed=7"
+# The build's tune steps, for a progress line across the build: the list the tune step is
+# given names this kernel's directory, whose plan says what it will measure (50 % of the 18
+# configs: 9 a key, 600 s at most).
+steps=$work/build/_ktune/tune_steps.txt
+grep -qF -- "--build-tunes=$steps" <<<"$line" || { echo "$line"; fail "tune command lacks --build-tunes=$steps"; }
+grep -qx "$work/build/_ktune/axpb" "$steps" || { cat "$steps"; fail "the list of tune steps lacks axpb"; }
+python3 -c "
+import json, sys
+p = json.load(open(sys.argv[1]))
+assert (p['evaluations_per_key'], p['seconds_per_key']) == (9, 600.0) and p['keys'] > 0, p" \
+  "$work/build/_ktune/axpb/tune_plan.json" || fail "tune_plan.json"
+echo "ok: the tune step gets the build's list of tune steps; axpb's plan: 9 configs a key, 600 s at most"
 if grep -q -- "--key" <<<"$line"; then echo "$line"; fail "the tune step passes --key: its keys come from the manifest alone"; fi
 # The tuner reads the budget as a share of the space's 18 configs (9) and refuses nonsense.
 "$work/build/../build/ktune_axpb_tuner" --help >/dev/null 2>&1 || cmake --build "$work/build" --target ktune_axpb_tuner >"$work/build.log" 2>&1 ||

@@ -113,6 +113,28 @@ TEST(Progress, ATimeBudgetBoundsTheEtas) {
   EXPECT_TRUE(z.ends_with("ETA 0:55, all keys 2:55")) << z;
 }
 
+// In a build: this kernel's place among the tune steps, and an ETA for the steps still to
+// run at this kernel's pace per config, each bounded by its time budget.
+TEST(Progress, ThePlaceInTheBuildAndItsEta) {
+  Capture out;
+  Progress p("conv", 2, out.file(), true);
+  ktune::BuildTunes b;
+  b.position = 2;
+  b.total = 4;
+  b.later = {{3, 20, std::nullopt}, {5, 100, 30.0}};
+  p.set_build(b);
+  p.start_key(0, "N=1", 10, 0.0);
+  // 2 s a config: this kernel 0:10 + 10 x 2 s = 0:30; later 3 x 20 x 2 s = 120 s and
+  // 5 keys x min(200 s, 30 s) = 150 s: 0:30 + 4:30 = 5:00.
+  const std::string l = p.line(state(5, 1.0, "a"), 10.0);
+  EXPECT_TRUE(l.ends_with("ETA 0:10, all keys 0:30; build: kernel 2/4, ETA 5:00")) << l;
+  // A build of one tune step says nothing of the build.
+  b.total = 1;
+  b.position = 1;
+  p.set_build(b);
+  EXPECT_TRUE(p.line(state(5, 1.0, "a"), 10.0).ends_with("all keys 0:30")) << p.line(state(5, 1.0, "a"), 10.0);
+}
+
 TEST(Progress, NothingYet) {
   Capture out;
   Progress p("k", 1, out.file(), true);

@@ -2,12 +2,15 @@
 // Progress while tuning a kernel: one line across all its keys, rewritten in place on a
 // terminal: the key, configs done of the budget, the best so far by its values, what is
 // compiling, compile and measure throughput, and ETAs for the key and all keys from the
-// budget at the pace so far. Quiet when not a terminal (a build log gets the tuner's
-// summary table instead).
+// budget at the pace so far; in a build, this kernel's place among the build's tune steps
+// and an ETA for the steps still to run. Quiet when not a terminal (a build log gets the
+// tuner's summary table instead).
 #include <cstddef>
 #include <cstdio>
 #include <optional>
 #include <string>
+
+#include "ktune/build_tunes.hpp"
 
 namespace ktune {
 
@@ -32,6 +35,9 @@ class Progress {
   void start_key(std::size_t index, std::string key, std::size_t planned, double elapsed_s,
                  std::optional<double> seconds = std::nullopt);
   void update(const ProgressState& state, double elapsed_s);
+  // The build around this tune (read_build_tunes): its steps still to run are estimated at
+  // this kernel's pace per config, each bounded by its time budget.
+  void set_build(BuildTunes build) { build_ = std::move(build); }
   // Ends the line: how many configs, in how long.
   void finish(double elapsed_s);
 
@@ -48,9 +54,10 @@ class Progress {
   std::string key_;
   double key_start_s_ = 0;
   std::optional<double> seconds_;  // the time budget per key
-  std::size_t done_before_ = 0;    // configs of the keys before this one
-  std::size_t done_ = 0;           // of this key, from the last update
-  std::size_t last_width_ = 0;     // of the line on screen, to blank its leftovers
+  BuildTunes build_;
+  std::size_t done_before_ = 0;  // configs of the keys before this one
+  std::size_t done_ = 0;         // of this key, from the last update
+  std::size_t last_width_ = 0;   // of the line on screen, to blank its leftovers
 };
 
 }  // namespace ktune

@@ -35,6 +35,8 @@ struct TuneOptions {
   // Directories of DBs whose other GPUs' measurements start each key's search (besides
   // db_dir's own other files): DB_DIRS. See tune_prior.hpp.
   std::vector<std::string> prior_dirs;
+  // The build's list of tune steps (build_tunes.hpp), for the progress line; "" outside a build.
+  std::string build_tunes;
   // Measure only configs I, I+N, I+2N, ... of the space (and the DEFAULT, which sets the
   // pace): one task's share of an exhaustive search split over machines (`ktune slurm`).
   struct Shard {

@@ -8,6 +8,7 @@
 
 #include "cli/commands.hpp"
 #include "ktune/build_plan.hpp"
+#include "ktune/build_tunes.hpp"
 #include "ktune/text.hpp"
 
 namespace ktune::cli {
@@ -38,6 +39,13 @@ void run(PlanOptions& o) {
   dir = std::filesystem::absolute(dir);
   write_file_if_changed(dir / "configs.cmake", cmake_edges(plan.manifest, dir, tool));
   std::filesystem::remove(dir / "on_demand.ninja");  // what older versions wrote
+  if (o.request.tuned) {                             // what the tune step will measure, for the build's progress line
+    const std::size_t whole = plan.manifest.configs.size();
+    write_file_if_changed(
+        dir / "tune_plan.json",
+        tune_plan_json({plan.manifest.keys.size(), std::min(whole, plan.search.evaluations.value_or(whole)),
+                        plan.search.seconds}));
+  }
 
   const Manifest& m = plan.manifest;
   std::cout << m.kernel << ": " << m.configs.size() << " configs of " << points_text(m.product) << " points";

@@ -79,6 +79,9 @@ void add_options(CLI::App& app, ktune::TuneOptions& o, TunerArgs& a) {
   app.add_option("--prior-db-dir", o.prior_dirs,
                  "a directory of DBs whose other GPUs' results start each key's "
                  "search, besides --db-dir's other files (the build passes DB_DIRS); once per directory");
+  app.add_option("--build-tunes", o.build_tunes,
+                 "the build's list of tune steps (its _ktune/tune_steps.txt): the progress line then shows this "
+                 "kernel's place among them and an ETA for the build");
   app.add_option("--shard", a.shard,
                  "I/N: measure only configs I, I+N, I+2N, ... of an exhaustive search (and the "
                  "DEFAULT); one task's share of a search split over machines (ktune slurm)");

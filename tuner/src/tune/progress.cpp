@@ -93,6 +93,16 @@ std::string Progress::line(const ProgressState& s, double elapsed_s) const {
   const double all_eta = key_eta + static_cast<double>(keys_ - key_index_ - 1) * per_key;
   l += ", ETA " + format_duration(key_eta);
   if (keys_ > key_index_ + 1) l += ", all keys " + format_duration(all_eta);
+  if (build_.total > 1 && build_.position > 0) {
+    double later = 0;
+    for (const TunePlan& t : build_.later) {
+      double per_key = static_cast<double>(t.evaluations_per_key) * per_config;
+      if (t.seconds_per_key) per_key = std::isnan(per_key) ? *t.seconds_per_key : std::min(per_key, *t.seconds_per_key);
+      later += static_cast<double>(t.keys) * per_key;
+    }
+    l += "; build: kernel " + std::to_string(build_.position) + "/" + std::to_string(build_.total) + ", ETA " +
+         format_duration(all_eta + later);
+  }
   if (width_ > 0 && l.size() > width_) l = l.substr(0, width_ - 3) + "...";
   return l;
 }

@@ -504,6 +504,7 @@ json tune_group(const TuneOptions& o, const Manifest& m, GpuPool& pool, const Fi
   // slot, and measured as soon as its cubin exists.
   CompilePool compiles(m, kernel_dir, o.compile_jobs);
   Progress progress(m.kernel, o.keys.size());
+  if (!o.build_tunes.empty()) progress.set_build(read_build_tunes(o.build_tunes, kernel_dir));
   GroupRun g{o,
              m,
              pool,
