@@ -126,6 +126,14 @@ spaced=$(tr ',' ' ' <<<"$key" | awk '{for (i = NF; i > 0; --i) printf "%s ", $i}
 json spaced simulate --db "$db" --key "$spaced" --strategy random --budget 10 --seed 1
 json spaced_export export --db "$db" --key "$spaced" --format t4 --out "$work/spaced.t4.json"
 [[ $(field spaced_export 'd["key"]') == "$key" ]] || fail "export --key \"$spaced\": $(field spaced_export d)"
+json spaced_import import --t4 "$work/spaced.t4.json" --into "$work/imported_spaced" --kernel sgemm --gpu "NVIDIA H200" \
+  --key "$spaced"
+[[ $(field spaced_import 'd["configs"]') == "$configs" ]] || fail "import --key \"$spaced\": $(field spaced_import d)"
+python3 -c "
+import json, sys
+db = json.load(open(sys.argv[1]))
+assert [k for f in db['fingerprints'].values() for k in f['keys']] == [sys.argv[2]], db['fingerprints']" \
+  "$work/imported_spaced/NVIDIA_H200.json" "$key" || fail "import --key \"$spaced\": the DB's key is not $key"
 # A prior of another kernel (the cache with TM renamed) is refused, naming the parameter.
 sed 's/"TM"/"XX"/g' "$work/sgemm.kt.json" >"$work/other.kt.json"
 expect_exit 1 simulate --db "$db" --key "$key" --budget 10 --seed 1 --prior "$work/other.kt.json"
