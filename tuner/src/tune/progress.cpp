@@ -32,6 +32,12 @@ std::string rate(double n, double seconds) {
   return buf;
 }
 
+// The sooner of an estimate (NaN: none yet) and a bound, when there is one.
+double sooner(double estimate, std::optional<double> bound) {
+  if (!bound) return estimate;
+  return std::isnan(estimate) ? *bound : std::min(estimate, *bound);
+}
+
 std::string shorten(const std::string& s, std::size_t max) { return s.size() > max ? s.substr(0, max - 3) + "..." : s; }
 
 std::FILE* checked(std::FILE* out) {
@@ -84,22 +90,18 @@ std::string Progress::line(const ProgressState& s, double elapsed_s) const {
   double key_eta = s.done == 0 ? NAN : key_s / static_cast<double>(s.done) * static_cast<double>(left);
   const std::size_t all_done = done_before_ + s.done;
   const double per_config = all_done == 0 ? NAN : elapsed_s / static_cast<double>(all_done);
-  double per_key = static_cast<double>(planned_) * per_config;
-  if (seconds_) {  // a time budget ends a key sooner when the configs would take longer
-    const double time_left = std::max(0.0, *seconds_ - key_s);
-    key_eta = std::isnan(key_eta) ? time_left : std::min(key_eta, time_left);
-    per_key = std::isnan(per_key) ? *seconds_ : std::min(per_key, *seconds_);
-  }
-  const double all_eta = key_eta + static_cast<double>(keys_ - key_index_ - 1) * per_key;
+  // A key's configs at this pace, or its time budget when that ends it sooner.
+  const auto key_seconds = [&](std::size_t configs, std::optional<double> budget) {
+    return sooner(static_cast<double>(configs) * per_config, budget);
+  };
+  if (seconds_) key_eta = sooner(key_eta, std::max(0.0, *seconds_ - key_s));
+  const double all_eta = key_eta + static_cast<double>(keys_ - key_index_ - 1) * key_seconds(planned_, seconds_);
   l += ", ETA " + format_duration(key_eta);
   if (keys_ > key_index_ + 1) l += ", all keys " + format_duration(all_eta);
   if (build_.total > 1 && build_.position > 0) {
     double later = 0;
-    for (const TunePlan& t : build_.later) {
-      double per_key = static_cast<double>(t.evaluations_per_key) * per_config;
-      if (t.seconds_per_key) per_key = std::isnan(per_key) ? *t.seconds_per_key : std::min(per_key, *t.seconds_per_key);
-      later += static_cast<double>(t.keys) * per_key;
-    }
+    for (const TunePlan& t : build_.later)
+      later += static_cast<double>(t.keys) * key_seconds(t.evaluations_per_key, t.seconds_per_key);
     l += "; build: kernel " + std::to_string(build_.position) + "/" + std::to_string(build_.total) + ", ETA " +
          format_duration(all_eta + later);
   }
