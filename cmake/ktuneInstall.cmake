@@ -30,7 +30,7 @@ endif()
 # types) and what the baked headers include (dispatch). The tuner's internals stay out;
 # cmake.install checks that each one compiles alone from the installed prefix.
 set(KTUNE_PUBLIC_HEADERS baked.hpp choose.hpp config.hpp cuda_arch.hpp dispatcher.hpp error.hpp gpu_info.hpp half.hpp
-                         harness.hpp launch.hpp)
+                         harness.hpp launch.hpp launch_resources.hpp)
 list(TRANSFORM KTUNE_PUBLIC_HEADERS PREPEND tuner/include/ktune/)
 install(FILES ${KTUNE_PUBLIC_HEADERS} DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/ktune")
 install(FILES LICENSE DESTINATION "${CMAKE_INSTALL_DATADIR}/doc/ktune")

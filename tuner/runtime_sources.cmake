@@ -5,6 +5,7 @@ set(KTUNE_RUNTIME_SOURCES
   src/base/driver.cpp
   src/dispatch/choose.cpp
   src/dispatch/dispatcher.cpp
+  src/dispatch/launch_resources.cpp
   src/dispatch/online.cpp
   src/dispatch/online_cache.cpp
 )

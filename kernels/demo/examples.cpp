@@ -17,6 +17,8 @@
 #include <ktune_fmha_d64.hpp>
 #include <ktune_hgemm_bf16.hpp>
 #include <ktune_hgemm_f16.hpp>
+#include <ktune_hgemm_tma_bf16.hpp>
+#include <ktune_hgemm_tma_f16.hpp>
 #include <ktune_hgemm_wgmma_bf16.hpp>
 #include <ktune_hgemm_wgmma_f16.hpp>
 #include <ktune_sgemm.hpp>
@@ -26,6 +28,7 @@
 
 #include "fmha_launch.hpp"
 #include "hgemm_launch.hpp"
+#include "hgemm_tma_launch.hpp"
 #include "hgemm_wgmma_launch.hpp"
 #include "sgemm_launch.hpp"
 #include "softmax_launch.hpp"
@@ -127,7 +130,7 @@ std::function<void(CUstream)> copy_of(CUdeviceptr from, CUdeviceptr to, std::siz
 }
 
 // The GEMM kernels share a problem contract and differ in their launch.
-enum class Gemm { sgemm, mma_sync, wgmma };
+enum class Gemm { sgemm, mma_sync, wgmma, tma };
 
 template <typename T>
 Example gemm(const ktune::BakedKernel& k, ktune::Dispatcher& tuned, Gemm path, cudaDataType type, double abs_tol,
@@ -140,7 +143,9 @@ Example gemm(const ktune::BakedKernel& k, ktune::Dispatcher& tuned, Gemm path, c
               auto A = random_device<T>(std::size_t(M) * K, 1), B = random_device<T>(std::size_t(K) * N, 2);
               auto C = allocate<T>(std::size_t(M) * N);
               Problem p =
-                  path == Gemm::wgmma      ? problem(k, tuned, base, key, hgemm_wgmma_launch(A.ptr(), B.ptr(), C.ptr(), M, N, K))
+                  path == Gemm::tma ? problem(k, tuned, base, key,
+                                              hgemm_tma_launch(A.ptr(), B.ptr(), C.ptr(), M, N, K, type == CUDA_R_16BF))
+                  : path == Gemm::wgmma    ? problem(k, tuned, base, key, hgemm_wgmma_launch(A.ptr(), B.ptr(), C.ptr(), M, N, K))
                   : path == Gemm::mma_sync ? problem(k, tuned, base, key, hgemm_launch(A.ptr(), B.ptr(), C.ptr(), M, N, K))
                                            : problem(k, tuned, base, key, sgemm_launch(A.ptr(), B.ptr(), C.ptr(), M, N, K));
               p.buffers = {A.memory, B.memory, C.memory};
@@ -296,6 +301,10 @@ std::vector<Example> all() {
                         1e-2),
       gemm<ktune::bfloat16>(ktune_hgemm_wgmma_bf16::baked, ktune_hgemm_wgmma_bf16::dispatcher(), Gemm::wgmma,
                             CUDA_R_16BF, 1e-1, 2e-2),
+      gemm<ktune::half>(ktune_hgemm_tma_f16::baked, ktune_hgemm_tma_f16::dispatcher(), Gemm::tma, CUDA_R_16F, 2e-2,
+                        1e-2),
+      gemm<ktune::bfloat16>(ktune_hgemm_tma_bf16::baked, ktune_hgemm_tma_bf16::dispatcher(), Gemm::tma, CUDA_R_16BF,
+                            1e-1, 2e-2),
       fmha(ktune_fmha_d64::baked, ktune_fmha_d64::dispatcher(), 64),
       fmha(ktune_fmha_d128::baked, ktune_fmha_d128::dispatcher(), 128),
       softmax<float>(ktune_softmax_f32::baked, ktune_softmax_f32::dispatcher(), 1e-6, 1e-5),

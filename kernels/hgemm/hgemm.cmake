@@ -2,6 +2,8 @@
 #   hgemm_f16, hgemm_bf16              mma.sync m16n8k16, ldmatrix, cp.async pipeline (hgemm.cu)
 #   hgemm_wgmma_f16, hgemm_wgmma_bf16  Hopper's wgmma on swizzled shared memory (hgemm_wgmma.cu),
 #                                      built for sm_90a, the only architecture that has wgmma
+#   hgemm_tma_f16, hgemm_tma_bf16      the same wgmma, fed by TMA copies and a producer
+#                                      warpgroup through mbarriers; persistent blocks (hgemm_tma.cu)
 # Included by kernels/CMakeLists.txt.
 #
 # The mma.sync space:
@@ -42,6 +44,23 @@ set(_hgemm_wgmma_where
   "OCC * (STAGES * (BM + BN) * 128 + 2048) <= 228 * 1024"
   "(BM // (64 * WARPGROUPS) * BN // 2 + 80) * WARPGROUPS * 128 * OCC <= 65536")
 set(_hgemm_wgmma_default "BM=128 BN=128 WARPGROUPS=2 STAGES=4 GROUP_M=8 OCC=1 num_ctas=1")
+
+# The TMA space (hgemm_tma.cu): the wgmma tiles, loaded by TMA and a producer warpgroup, with
+# persistent blocks or not. WHERE keeps what can run: each consumer warpgroup takes one or
+# two 64-row slices, at most 128 fp32 accumulators a thread, the pipeline's shared memory
+# (+2 KiB: alignment and barriers) within 227 KiB and OCC blocks within the SM's 228 KiB, and
+# registers: the accumulators and about 40 more (ptxas: 156 for 128 accumulators) for every
+# thread, the producer's included, of OCC blocks.
+set(_hgemm_tma_params
+  "BM=64,128,256" "BN=64,128,256" "CONSUMERS=1,2"
+  "STAGES=2..8" "GROUP_M=1,8,16" "OCC=1,2" "PERSISTENT=0,1")
+set(_hgemm_tma_where
+  "BM % (64 * CONSUMERS) == 0 and BM // (64 * CONSUMERS) <= 2"
+  "BM // (64 * CONSUMERS) * BN <= 256"
+  "STAGES * (BM + BN) * 128 + 2048 <= 227 * 1024"
+  "OCC * (STAGES * (BM + BN) * 128 + 3072) <= 228 * 1024"
+  "(BM // (64 * CONSUMERS) * BN // 2 + 40) * (CONSUMERS + 1) * 128 * OCC <= 65536")
+set(_hgemm_tma_default "BM=128 BN=256 CONSUMERS=2 STAGES=4 GROUP_M=8 OCC=1 PERSISTENT=1")
 
 foreach(_hgemm_type f16 bf16)
   if(_hgemm_type STREQUAL "bf16")
@@ -86,9 +105,26 @@ foreach(_hgemm_type f16 bf16)
     target_compile_definitions(ktune_hgemm_wgmma_${_hgemm_type}_tuner PRIVATE HGEMM_BF16=${_hgemm_bf16} HGEMM_WGMMA=1)
   endif()
 
+  ktune_add_kernel(hgemm_tma_${_hgemm_type}
+    SOURCE  ${CMAKE_CURRENT_LIST_DIR}/hgemm_tma.cu
+    PARAMS  ${_hgemm_tma_params}
+    WHERE   ${_hgemm_tma_where}
+    DEFAULT "${_hgemm_tma_default}"
+    FLAGS   -O3 -lineinfo -DHGEMM_BF16=${_hgemm_bf16}
+    ARCH    90a
+    ENTRY   hgemm_tma_${_hgemm_type}
+    KEYS    ${_hgemm_keys}
+    HARNESS ${CMAKE_CURRENT_LIST_DIR}/hgemm_harness.cpp
+    STRATEGY genetic
+    BUDGET   32
+    SEED     1)
+  if(TARGET ktune_hgemm_tma_${_hgemm_type}_tuner)
+    target_compile_definitions(ktune_hgemm_tma_${_hgemm_type}_tuner PRIVATE HGEMM_BF16=${_hgemm_bf16} HGEMM_TMA=1)
+  endif()
+
   # The reference is cuBLAS where the toolkit has it (the host reference otherwise).
   find_package(CUDAToolkit QUIET)
-  foreach(_hgemm_kernel hgemm_${_hgemm_type} hgemm_wgmma_${_hgemm_type})
+  foreach(_hgemm_kernel hgemm_${_hgemm_type} hgemm_wgmma_${_hgemm_type} hgemm_tma_${_hgemm_type})
     if(TARGET ktune_${_hgemm_kernel}_tuner AND TARGET CUDA::cublas)
       target_link_libraries(ktune_${_hgemm_kernel}_tuner PRIVATE CUDA::cublas)
       target_compile_definitions(ktune_${_hgemm_kernel}_tuner PRIVATE KTUNE_HGEMM_CUBLAS=1)

@@ -1,6 +1,6 @@
 // Tuning harness of the hgemm kernels: hgemm_f16, hgemm_bf16 (mma.sync) and hgemm_wgmma_f16,
-// hgemm_wgmma_bf16 (hgemm.cmake compiles it four times; HGEMM_BF16 picks the element type,
-// HGEMM_WGMMA the launch): random A and B in [-1, 1); C checked against cuBLAS (cublasGemmEx,
+// hgemm_wgmma_bf16, hgemm_tma_f16, hgemm_tma_bf16 (hgemm.cmake compiles it six times; HGEMM_BF16
+// picks the element type, HGEMM_WGMMA or HGEMM_TMA the launch): random A and B in [-1, 1); C checked against cuBLAS (cublasGemmEx,
 // fp32 compute, C rounded to the same type) where the build found it, else against the
 // host reference (exact sums, one rounding) on all cores.
 #include <ktune/harness.hpp>
@@ -13,6 +13,7 @@
 
 #include "hgemm_launch.hpp"
 #include "hgemm_reference.hpp"
+#include "hgemm_tma_launch.hpp"
 #include "hgemm_wgmma_launch.hpp"
 
 #ifndef HGEMM_BF16
@@ -20,6 +21,9 @@
 #endif
 #ifndef HGEMM_WGMMA
 #define HGEMM_WGMMA 0
+#endif
+#ifndef HGEMM_TMA
+#define HGEMM_TMA 0
 #endif
 
 namespace {
@@ -84,7 +88,9 @@ void ktune_harness(ktune::Harness& h) {
     });
   });
 #endif
-#if HGEMM_WGMMA
+#if HGEMM_TMA
+  h.launch(hgemm_tma_launch(A, B, C, M, N, K, HGEMM_BF16));
+#elif HGEMM_WGMMA
   h.launch(hgemm_wgmma_launch(A, B, C, M, N, K));
 #else
   h.launch(hgemm_launch(A, B, C, M, N, K));

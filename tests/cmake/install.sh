@@ -22,7 +22,7 @@ done
 [[ ! -x $(dirname "$tool")/ktune-t1-tuner || -x $prefix/bin/ktune-t1-tuner ]] || fail "bin/ktune-t1-tuner is not installed"
 # The public headers alone, each compiling by itself from the prefix (so none includes one
 # left out); the tuner's internals are not installed.
-public="baked.hpp choose.hpp config.hpp cuda_arch.hpp dispatcher.hpp error.hpp gpu_info.hpp half.hpp harness.hpp launch.hpp"
+public="baked.hpp choose.hpp config.hpp cuda_arch.hpp dispatcher.hpp error.hpp gpu_info.hpp half.hpp harness.hpp launch.hpp launch_resources.hpp"
 installed=$(cd "$prefix/include/ktune" && ls | tr '\n' ' ' | sed 's/ $//')
 [[ $installed == "$public" ]] || fail "installed headers: '$installed', expected the public ones: '$public'"
 # cuda.h from where the build found it (KTUNE_CUDA_INCLUDE), not from where nvcc is on PATH:

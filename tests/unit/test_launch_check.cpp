@@ -28,13 +28,14 @@ const char* kPtx = R"(
 	.param .align 4 .b8 k_param_1[12],
 	.param .u32 k_param_2,
 	.param .f64 k_param_3,
-	.param .u8 k_param_4
+	.param .u8 k_param_4,
+	.param .align 128 .b8 k_param_5[128]
 )
 .visible .entry none()
 )";
 
 TEST(LaunchCheck, ReadsTheKernelsParametersFromItsPtx) {
-  EXPECT_EQ(ptx_param_sizes(kPtx, "k"), (std::vector<std::size_t>{8, 12, 4, 8, 1}));
+  EXPECT_EQ(ptx_param_sizes(kPtx, "k"), (std::vector<std::size_t>{8, 12, 4, 8, 1, 128}));
   EXPECT_EQ(ptx_param_sizes(kPtx, "k2"), (std::vector<std::size_t>{8}));
   EXPECT_EQ(ptx_param_sizes(kPtx, "none"), (std::vector<std::size_t>{}));
   EXPECT_FALSE(ptx_param_sizes(kPtx, "missing"));

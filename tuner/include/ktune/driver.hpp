@@ -32,7 +32,8 @@ namespace ktune {
   X(cuEventSynchronize, 2000) X(cuEventElapsedTime, 12080)                                   \
   X(cuOccupancyMaxActiveClusters, 11070) X(cuMemAllocHost, 3020) X(cuMemFreeHost, 2000)      \
   X(cuCtxGetCurrent, 4000) X(cuCtxGetDevice, 2000) X(cuCtxGetId, 12000)                      \
-  X(cuModuleLoadDataEx, 2010) X(cuLaunchKernel, 4000) X(cuModuleGetGlobal, 3020)
+  X(cuModuleLoadDataEx, 2010) X(cuLaunchKernel, 4000) X(cuModuleGetGlobal, 3020)               \
+  X(cuTensorMapEncodeTiled, 12000)
 // clang-format on
 
 // A failed driver call: names the call, the CUDA error and what ktune was doing.

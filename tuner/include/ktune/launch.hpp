@@ -81,7 +81,8 @@ class KernelArgs {
  private:
   template <typename V>
   void append(const V& v) {
-    static_assert(alignof(V) <= 16, "over-aligned kernel argument");
+    // 128: a TMA descriptor (CUtensorMap, launch_resources.hpp) is the most aligned parameter.
+    static_assert(alignof(V) <= 128, "over-aligned kernel argument");
     std::size_t off = (size_ + alignof(V) - 1) / alignof(V) * alignof(V);
     if (off + sizeof(V) > kMaxBytes)
       throw Error("kernel arguments exceed " + std::to_string(kMaxBytes) +
@@ -91,7 +92,7 @@ class KernelArgs {
     sizes_[count_++] = static_cast<uint16_t>(sizeof(V));
     size_ = off + sizeof(V);
   }
-  alignas(16) std::byte storage_[kMaxBytes];
+  alignas(128) std::byte storage_[kMaxBytes];
   uint16_t offsets_[kMaxArgs];
   uint16_t sizes_[kMaxArgs];
   void* pointers_[kMaxArgs];

@@ -1,0 +1,280 @@
+// fp16 / bf16 GEMM for Hopper with the copy engine doing the loads: TMA copies the tiles
+// into shared memory and signals mbarriers, one producer thread keeps STAGES tiles in
+// flight, and consumer warpgroups multiply with wgmma, freeing each buffer as soon as its
+// wgmmas are done (warp specialisation). Blocks may be persistent: each walks tiles
+// blockIdx.x, + gridDim.x, ..., so the producer loads the next tile while the consumers
+// store this one. Same problem contract as hgemm.cu (row-major A M×K, B K×N, C M×N,
+// K % 8 == 0, N % 8 == 0, 16-byte aligned; M free; C in the inputs' type).
+//
+// One source, two kernels: HGEMM_BF16=0 defines hgemm_tma_f16, HGEMM_BF16=1 hgemm_tma_bf16.
+// Tunable parameters arrive as macros:
+//   BM, BN       block tile; a pipeline stage is 64 deep (one 128-byte swizzle row of
+//                16-bit elements), as in hgemm_wgmma.cu
+//   CONSUMERS    consumer warpgroups (1 or 2), stacked along M: each computes BM / CONSUMERS
+//                rows (64 or 128); one more warpgroup produces
+//   STAGES       shared-memory buffers (2..8)
+//   GROUP_M      tile rasterisation, as in hgemm.cu
+//   OCC          minimum resident blocks per SM (__launch_bounds__)
+//   PERSISTENT   1: the launcher starts min(tiles, SMs * OCC) blocks; 0: one per tile
+// Launch (hgemm_tma_launch.hpp): TMA descriptors of A (boxes of BM rows × 64) and B (boxes
+// of 64 k-rows × 64 columns), both with the 128-byte swizzle; (CONSUMERS + 1) * 128 threads;
+// STAGES * (BM + BN) * 128 + 2048 bytes of dynamic shared memory (1024 to align the swizzle
+// atoms, the rest for the barriers).
+//
+// Shared layouts are the ones hgemm_wgmma.cu writes with cp.async, here written by TMA's
+// 128-byte swizzle (16-byte chunk c of row r at chunk c ^ (r % 8), 8 rows an atom of 1024 bytes):
+//   A stage: one box, BM rows of 64 elements, K-major.
+//   B stage: BN / 64 boxes of 64 k-rows × 64 columns, 8 KiB apart, N-major.
+#include <cuda.h>  // CUtensorMap
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+
+#ifndef HGEMM_BF16
+#define HGEMM_BF16 0
+#endif
+#ifndef BM
+#error "BM (block tile rows: 64, 128 or 256) must be defined, e.g. -DBM=128"
+#endif
+#ifndef BN
+#error "BN (block tile columns: 64, 128 or 256) must be defined, e.g. -DBN=256"
+#endif
+#ifndef CONSUMERS
+#error "CONSUMERS (consumer warpgroups, 1 or 2) must be defined, e.g. -DCONSUMERS=2"
+#endif
+#ifndef STAGES
+#error "STAGES (pipeline buffers, 2..8) must be defined, e.g. -DSTAGES=4"
+#endif
+#ifndef GROUP_M
+#error "GROUP_M (rasterisation group, 1 = row-major order) must be defined, e.g. -DGROUP_M=8"
+#endif
+#ifndef OCC
+#error "OCC (minimum blocks per SM) must be defined, e.g. -DOCC=1"
+#endif
+#ifndef PERSISTENT
+#error "PERSISTENT (0 or 1, read by the launcher) must be defined, e.g. -DPERSISTENT=1"
+#endif
+
+#if HGEMM_BF16
+#define HGEMM_ENTRY hgemm_tma_bf16
+#define HGEMM_PTX_TYPE "bf16"
+using elem_t = __nv_bfloat16;
+__device__ __forceinline__ uint32_t pack2(float lo, float hi) {
+  __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+  return *reinterpret_cast<uint32_t*>(&v);
+}
+#else
+#define HGEMM_ENTRY hgemm_tma_f16
+#define HGEMM_PTX_TYPE "f16"
+using elem_t = __half;
+__device__ __forceinline__ uint32_t pack2(float lo, float hi) {
+  __half2 v = __floats2half2_rn(lo, hi);
+  return *reinterpret_cast<uint32_t*>(&v);
+}
+#endif
+
+#include "wgmma_ops.cuh"
+
+namespace {
+
+constexpr int BK = 64;
+constexpr int kThreads = (CONSUMERS + 1) * 128;
+constexpr int kMI = BM / (64 * CONSUMERS);  // m64 wgmmas a consumer per k16 step
+constexpr uint32_t kAStageBytes = BM * BK * 2;
+constexpr uint32_t kBStageBytes = BK * BN * 2;
+constexpr uint32_t kStageBytes = kAStageBytes + kBStageBytes;
+
+static_assert(CONSUMERS == 1 || CONSUMERS == 2, "CONSUMERS is 1 or 2");
+static_assert(BM % (64 * CONSUMERS) == 0 && (kMI == 1 || kMI == 2), "a consumer takes 64 or 128 rows");
+static_assert(BM <= 256, "a TMA box has at most 256 rows");
+static_assert(BN == 64 || BN == 128 || BN == 256, "BN is a wgmma N: 64, 128 or 256");
+static_assert(kMI * BN <= 256, "accumulators: at most 128 fp32 registers a thread");
+static_assert(STAGES >= 2 && STAGES <= 8, "STAGES is 2..8");
+static_assert(GROUP_M >= 1, "GROUP_M is at least 1");
+static_assert(PERSISTENT == 0 || PERSISTENT == 1, "PERSISTENT is 0 or 1");
+
+// mbarriers (PTX ISA, "Parallel Synchronization and Communication Instructions: mbarrier").
+__device__ __forceinline__ void mbar_init(uint32_t bar, uint32_t count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+// One arrival that also says how many bytes the copies signalling this phase will bring.
+__device__ __forceinline__ void mbar_arrive_expect_tx(uint32_t bar, uint32_t bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(uint32_t bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+// Waits until the phase of parity `parity` has completed. A fresh barrier is in phase 0, so
+// waiting for parity 1 passes at once: the producer's first pass over empty buffers.
+__device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
+  asm volatile(
+      "{\n.reg .pred done;\n"
+      "WAIT:\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+      "@!done bra WAIT;\n}\n" ::"r"(bar),
+      "r"(parity)
+      : "memory");
+}
+// A 2-D tile copy global -> shared; the barrier counts its bytes. Coordinates are
+// (column, row) in elements; what lies outside the array arrives as zeros.
+__device__ __forceinline__ void tma_load_2d(uint32_t dst, const CUtensorMap* map, uint32_t bar, int col, int row) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];\n" ::"r"(
+          dst),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(bar), "r"(col), "r"(row)
+      : "memory");
+}
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+template <int kPending>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(kPending) : "memory");
+}
+// Keeps the compiler from moving accumulator reads or writes across the asynchronous
+// wgmmas that own the registers.
+template <int kN>
+__device__ __forceinline__ void fence_registers(float (&d)[kN]) {
+#pragma unroll
+  for (int i = 0; i < kN; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+
+// Shared-memory matrix descriptor, 128-byte swizzle: start address, leading and stride
+// byte offsets, each in 16-byte units (PTX ISA, "Matrix Descriptor Format").
+__device__ __forceinline__ uint64_t descriptor(uint32_t addr, uint32_t leading, uint32_t stride) {
+  return static_cast<uint64_t>((addr & 0x3FFFF) >> 4) | static_cast<uint64_t>(leading >> 4) << 16 |
+         static_cast<uint64_t>(stride >> 4) << 32 | 1ull << 62;
+}
+
+// The origin of tile `t` in GROUP_M-row rasterisation (hgemm.cu's order).
+__device__ __forceinline__ void tile_origin(int t, int tiles_m, int tiles_n, int& m0, int& n0) {
+  const int per_group = GROUP_M * tiles_n;
+  const int group = t / per_group;
+  const int first_m = group * GROUP_M;
+  const int group_rows = min(tiles_m - first_m, GROUP_M);
+  const int in_group = t - group * per_group;
+  m0 = (first_m + in_group % group_rows) * BM;
+  n0 = (in_group / group_rows) * BN;
+}
+
+}  // namespace
+
+extern "C" __global__ void __launch_bounds__(kThreads, OCC)
+HGEMM_ENTRY(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
+            elem_t* __restrict__ C, int M, int N, int K) {
+  extern __shared__ __align__(128) unsigned char smem_raw[];
+  // The swizzle repeats every 1024 bytes of address, so the stages start on 1024.
+  const uint32_t raw = static_cast<uint32_t>(__cvta_generic_to_shared(smem_raw));
+  const uint32_t base = (raw + 1023u) & ~1023u;
+  auto a_stage = [&](int s) { return base + s * kStageBytes; };
+  auto b_stage = [&](int s) { return base + s * kStageBytes + kAStageBytes; };
+  // full[s]: stage s holds its tile (the producer's arrival and the copies' bytes);
+  // empty[s]: every consumer warp is done reading it.
+  const uint32_t full = base + STAGES * kStageBytes;
+  const uint32_t empty = full + STAGES * 8;
+
+  const int tid = threadIdx.x;
+  const int warpgroup = tid / 128;
+  const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
+  const int tiles = tiles_m * tiles_n;
+  const int ktiles = (K + BK - 1) / BK;
+
+  if (tid == 0) {
+    for (int s = 0; s < STAGES; ++s) {
+      mbar_init(full + s * 8, 1);
+      mbar_init(empty + s * 8, CONSUMERS * 4);
+    }
+    // The barriers' initialisation, visible to the copy engine before any copy signals one.
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  }
+  __syncthreads();
+
+  if (warpgroup == CONSUMERS) {
+    // The producer: one thread issues every copy; the rest of its warpgroup has nothing to do.
+    if (tid == CONSUMERS * 128) {
+      asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(&a_map)) : "memory");
+      asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(&b_map)) : "memory");
+      int stage = 0;
+      uint32_t phase = 0;
+      for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+        int m0, n0;
+        tile_origin(t, tiles_m, tiles_n, m0, n0);
+        for (int kt = 0; kt < ktiles; ++kt) {
+          mbar_wait(empty + stage * 8, phase ^ 1);
+          const uint32_t bar = full + stage * 8;
+          mbar_arrive_expect_tx(bar, kStageBytes);
+          tma_load_2d(a_stage(stage), &a_map, bar, kt * BK, m0);
+#pragma unroll
+          for (int j = 0; j < BN / 64; ++j) tma_load_2d(b_stage(stage) + j * 8192, &b_map, bar, n0 + j * 64, kt * BK);
+          if (++stage == STAGES) {
+            stage = 0;
+            phase ^= 1;
+          }
+        }
+      }
+    }
+    return;
+  }
+
+  // The consumers. Accumulator layout (per m64 slice): warp w of the warpgroup holds rows
+  // 16w + lane/4 and + 8, columns 8j + 2(lane%4) and + 1 in registers 4j..4j+3.
+  const int lane = tid & 31, warp = (tid / 32) & 3;
+  int stage = 0;
+  uint32_t phase = 0;
+  for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+    int m0, n0;
+    tile_origin(t, tiles_m, tiles_n, m0, n0);
+    // The first wgmma overwrites the accumulators (accumulate = 0) rather than adding to
+    // zeros: registers a non-wgmma instruction defines would make ptxas serialize the wgmmas.
+    float acc[kMI][BN / 2];
+    int last = -1;  // the stage whose wgmmas may still be reading
+    for (int kt = 0; kt < ktiles; ++kt) {
+      mbar_wait(full + stage * 8, phase);
+#pragma unroll
+      for (int mi = 0; mi < kMI; ++mi) fence_registers(acc[mi]);
+      wgmma_fence();
+#pragma unroll
+      for (int kk = 0; kk < BK / 16; ++kk) {
+        // B: 16 k-rows are two atom rows (stride 1024); columns step 8 KiB a box.
+        const uint64_t b_desc = descriptor(b_stage(stage) + kk * 2048, 8 * 1024, 1024);
+#pragma unroll
+        for (int mi = 0; mi < kMI; ++mi) {
+          // A: this warpgroup's 64-row slice; k16 steps move 32 bytes within the swizzled
+          // row (the hardware applies the swizzle to the final address).
+          const uint32_t a_addr = a_stage(stage) + (warpgroup * kMI + mi) * 64 * 128 + kk * 32;
+          wgmma_m64nNk16<BN>(acc[mi], descriptor(a_addr, 16, 1024), b_desc, kt > 0 || kk > 0);
+        }
+      }
+      wgmma_commit();
+      wgmma_wait<1>();  // the previous stage's wgmmas are done: free its buffer
+#pragma unroll
+      for (int mi = 0; mi < kMI; ++mi) fence_registers(acc[mi]);
+      if (last >= 0 && lane == 0) mbar_arrive(empty + last * 8);
+      last = stage;
+      if (++stage == STAGES) {
+        stage = 0;
+        phase ^= 1;
+      }
+    }
+    wgmma_wait<0>();
+#pragma unroll
+    for (int mi = 0; mi < kMI; ++mi) fence_registers(acc[mi]);
+    if (last >= 0 && lane == 0) mbar_arrive(empty + last * 8);
+
+    // Straight from registers to global memory: each quad of lanes writes 16 contiguous
+    // bytes of a row. The producer is already loading the next tile meanwhile.
+    const bool no_k = ktiles == 0;  // K == 0: C = 0, and no wgmma ever wrote the accumulators
+#pragma unroll
+    for (int mi = 0; mi < kMI; ++mi) {
+      const int row = m0 + (warpgroup * kMI + mi) * 64 + warp * 16 + lane / 4;
+#pragma unroll
+      for (int j = 0; j < BN / 8; ++j) {
+        const int col = n0 + j * 8 + (lane & 3) * 2;
+        if (col >= N) continue;  // N % 8 == 0: col and col + 1 are both in or both out
+        const float* d = &acc[mi][4 * j];
+        if (row < M) *reinterpret_cast<uint32_t*>(C + (size_t)row * N + col) = no_k ? 0u : pack2(d[0], d[1]);
+        if (row + 8 < M) *reinterpret_cast<uint32_t*>(C + (size_t)(row + 8) * N + col) = no_k ? 0u : pack2(d[2], d[3]);
+      }
+    }
+  }
+}

@@ -1,0 +1,37 @@
+#pragma once
+// The hgemm_tma launch (hgemm_tma_f16 and hgemm_tma_bf16), written once as a function of the
+// config for the tuner's harness and the baked dispatcher. The problem contract is hgemm's
+// (hgemm_launch.hpp): row-major 16-bit A, B, C, 16-byte aligned, K and N multiples of 8.
+#include <ktune/launch.hpp>
+#include <ktune/launch_resources.hpp>
+
+#include <algorithm>
+#include <cstdint>
+
+// Dynamic shared memory of a config: STAGES buffers of an A tile (BM×64) and a B tile
+// (64×BN) of 2-byte elements, 1024 bytes to align the swizzle atoms and 1024 for the
+// barriers. hgemm.cmake's WHERE bounds the same expression.
+inline uint32_t hgemm_tma_shared_bytes(const ktune::Config& c) {
+  return static_cast<uint32_t>(c["STAGES"] * (c["BM"] + c["BN"]) * 64 * 2 + 2048);
+}
+
+inline auto hgemm_tma_launch(CUdeviceptr A, CUdeviceptr B, CUdeviceptr C, int M, int N, int K, bool bf16) {
+  return [=](const ktune::Config& c) {
+    const auto type = bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+    // K == 0 loads nothing, but a descriptor needs a non-empty array: one row of 8.
+    const uint64_t k = std::max(K, 8);
+    const CUtensorMap a = ktune::tensor_map_2d(A, type, std::max(M, 1), k, k * 2, static_cast<uint32_t>(c["BM"]),
+                                               64, CU_TENSOR_MAP_SWIZZLE_128B);
+    const CUtensorMap b = ktune::tensor_map_2d(B, type, k, std::max(N, 8), uint64_t(std::max(N, 8)) * 2, 64, 64,
+                                               CU_TENSOR_MAP_SWIZZLE_128B);
+    // Persistent: a block per SM (OCC per SM) walks the tiles; without a GPU (the build's
+    // host check) one per tile.
+    const uint32_t tiles = ktune::cdiv(M, c["BM"]) * ktune::cdiv(N, c["BN"]);
+    const uint32_t resident = static_cast<uint32_t>(ktune::current_sm_count() * c["OCC"]);
+    const uint32_t blocks = c["PERSISTENT"] && resident ? std::min(tiles, resident) : tiles;
+    return ktune::Launch{.grid = {blocks},
+                         .block = {static_cast<uint32_t>((c["CONSUMERS"] + 1) * 128)},
+                         .shared_bytes = hgemm_tma_shared_bytes(c),
+                         .args = ktune::args(a, b, C, M, N, K)};
+  };
+}
