@@ -45,22 +45,24 @@ set(_hgemm_wgmma_where
   "(BM // (64 * WARPGROUPS) * BN // 2 + 80) * WARPGROUPS * 128 * OCC <= 65536")
 set(_hgemm_wgmma_default "BM=128 BN=128 WARPGROUPS=2 STAGES=4 GROUP_M=8 OCC=1 num_ctas=1")
 
-# The TMA space (hgemm_tma.cu): the wgmma tiles, loaded by TMA and a producer warpgroup, with
-# persistent blocks or not. WHERE keeps what can run: each consumer warpgroup takes one or
-# two 64-row slices, at most 128 fp32 accumulators a thread, the pipeline's shared memory
-# (+2 KiB: alignment and barriers) within 227 KiB and OCC blocks within the SM's 228 KiB, and
-# registers: the accumulators and about 40 more (ptxas: 156 for 128 accumulators) for every
-# thread, the producer's included, of OCC blocks.
+# The TMA space (hgemm_tma.cu): the wgmma tiles, loaded by TMA and a producer warpgroup, the
+# consumers sharing each tile or taking tiles in turn (PINGPONG), blocks persistent or not.
+# WHERE keeps what can run: each consumer warpgroup takes one or two 64-row slices of its tile
+# (S warpgroups share a tile: CONSUMERS, or 1 in ping-pong), at most 128 fp32 accumulators a
+# thread, the pipeline's shared memory (+2 KiB: alignment and barriers) within 227 KiB and OCC
+# blocks within the SM's 228 KiB, and registers: the accumulators and about 40 more (ptxas:
+# 156 for 128 accumulators) for every thread, the producer's included, of OCC blocks.
 set(_hgemm_tma_params
-  "BM=64,128,256" "BN=64,128,256" "CONSUMERS=1,2"
+  "BM=64,128,256" "BN=64,128,256" "CONSUMERS=1,2" "PINGPONG=0,1"
   "STAGES=2..8" "GROUP_M=1,8,16" "OCC=1,2" "PERSISTENT=0,1")
 set(_hgemm_tma_where
-  "BM % (64 * CONSUMERS) == 0 and BM // (64 * CONSUMERS) <= 2"
-  "BM // (64 * CONSUMERS) * BN <= 256"
+  "PINGPONG == 0 or CONSUMERS == 2"
+  "BM % (64 * (1 if PINGPONG else CONSUMERS)) == 0 and BM // (64 * (1 if PINGPONG else CONSUMERS)) <= 2"
+  "BM // (64 * (1 if PINGPONG else CONSUMERS)) * BN <= 256"
   "STAGES * (BM + BN) * 128 + 2048 <= 227 * 1024"
   "OCC * (STAGES * (BM + BN) * 128 + 3072) <= 228 * 1024"
-  "(BM // (64 * CONSUMERS) * BN // 2 + 40) * (CONSUMERS + 1) * 128 * OCC <= 65536")
-set(_hgemm_tma_default "BM=128 BN=256 CONSUMERS=2 STAGES=4 GROUP_M=8 OCC=1 PERSISTENT=1")
+  "(BM // (64 * (1 if PINGPONG else CONSUMERS)) * BN // 2 + 40) * (CONSUMERS + 1) * 128 * OCC <= 65536")
+set(_hgemm_tma_default "BM=128 BN=256 CONSUMERS=2 PINGPONG=0 STAGES=4 GROUP_M=8 OCC=1 PERSISTENT=1")
 
 foreach(_hgemm_type f16 bf16)
   if(_hgemm_type STREQUAL "bf16")

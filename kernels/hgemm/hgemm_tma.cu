@@ -10,8 +10,11 @@
 // Tunable parameters arrive as macros:
 //   BM, BN       block tile; a pipeline stage is 64 deep (one 128-byte swizzle row of
 //                16-bit elements), as in hgemm_wgmma.cu
-//   CONSUMERS    consumer warpgroups (1 or 2), stacked along M: each computes BM / CONSUMERS
-//                rows (64 or 128); one more warpgroup produces
+//   CONSUMERS    consumer warpgroups (1 or 2); one more warpgroup produces
+//   PINGPONG     0 (cooperative): the consumers share each tile, stacked along M, BM / CONSUMERS
+//                rows each (64 or 128). 1 (ping-pong, CONSUMERS = 2): each consumer takes
+//                whole tiles of BM rows (64 or 128), the two in turn, so that one's epilogue
+//                runs while the other multiplies
 //   STAGES       shared-memory buffers (2..8)
 //   GROUP_M      tile rasterisation, as in hgemm.cu
 //   OCC          minimum resident blocks per SM (__launch_bounds__)
@@ -52,6 +55,9 @@
 #ifndef OCC
 #error "OCC (minimum blocks per SM) must be defined, e.g. -DOCC=1"
 #endif
+#ifndef PINGPONG
+#error "PINGPONG (0: consumers share a tile, 1: they take tiles in turn) must be defined, e.g. -DPINGPONG=0"
+#endif
 #ifndef PERSISTENT
 #error "PERSISTENT (0 or 1, read by the launcher) must be defined, e.g. -DPERSISTENT=1"
 #endif
@@ -80,13 +86,16 @@ namespace {
 
 constexpr int BK = 64;
 constexpr int kThreads = (CONSUMERS + 1) * 128;
-constexpr int kMI = BM / (64 * CONSUMERS);  // m64 wgmmas a consumer per k16 step
+// Warpgroups that share one tile, and the m64 wgmmas each issues per k16 step.
+constexpr int kSharing = PINGPONG ? 1 : CONSUMERS;
+constexpr int kMI = BM / (64 * kSharing);
 constexpr uint32_t kAStageBytes = BM * BK * 2;
 constexpr uint32_t kBStageBytes = BK * BN * 2;
 constexpr uint32_t kStageBytes = kAStageBytes + kBStageBytes;
 
 static_assert(CONSUMERS == 1 || CONSUMERS == 2, "CONSUMERS is 1 or 2");
-static_assert(BM % (64 * CONSUMERS) == 0 && (kMI == 1 || kMI == 2), "a consumer takes 64 or 128 rows");
+static_assert(PINGPONG == 0 || (PINGPONG == 1 && CONSUMERS == 2), "ping-pong takes two consumers");
+static_assert(BM % (64 * kSharing) == 0 && (kMI == 1 || kMI == 2), "a consumer takes 64 or 128 rows");
 static_assert(BM <= 256, "a TMA box has at most 256 rows");
 static_assert(BN == 64 || BN == 128 || BN == 256, "BN is a wgmma N: 64, 128 or 256");
 static_assert(kMI * BN <= 256, "accumulators: at most 128 fp32 registers a thread");
@@ -182,7 +191,7 @@ HGEMM_ENTRY(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
   if (tid == 0) {
     for (int s = 0; s < STAGES; ++s) {
       mbar_init(full + s * 8, 1);
-      mbar_init(empty + s * 8, CONSUMERS * 4);
+      mbar_init(empty + s * 8, kSharing * 4);  // one arrival per warp that reads the stage
     }
     // The barriers' initialisation, visible to the copy engine before any copy signals one.
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
@@ -219,9 +228,19 @@ HGEMM_ENTRY(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
   // The consumers. Accumulator layout (per m64 slice): warp w of the warpgroup holds rows
   // 16w + lane/4 and + 8, columns 8j + 2(lane%4) and + 1 in registers 4j..4j+3.
   const int lane = tid & 31, warp = (tid / 32) & 3;
+  // Cooperative: every consumer takes every tile of the block, rows by warpgroup. Ping-pong:
+  // consumer c takes the block's tiles c, c + 2, ...; the stages of the other's tiles pass by.
+  const int slice = PINGPONG ? 0 : warpgroup;
+  const int turn = PINGPONG ? 2 : 1;
   int stage = 0;
   uint32_t phase = 0;
-  for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+  auto pass = [&](int n) {
+    stage += n;
+    phase ^= (stage / STAGES) & 1;
+    stage %= STAGES;
+  };
+  if (PINGPONG && warpgroup == 1) pass(blockIdx.x < tiles ? ktiles : 0);
+  for (int t = blockIdx.x + (PINGPONG ? warpgroup : 0) * gridDim.x; t < tiles; t += turn * gridDim.x) {
     int m0, n0;
     tile_origin(t, tiles_m, tiles_n, m0, n0);
     // The first wgmma overwrites the accumulators (accumulate = 0) rather than adding to
@@ -241,7 +260,7 @@ HGEMM_ENTRY(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
         for (int mi = 0; mi < kMI; ++mi) {
           // A: this warpgroup's 64-row slice; k16 steps move 32 bytes within the swizzled
           // row (the hardware applies the swizzle to the final address).
-          const uint32_t a_addr = a_stage(stage) + (warpgroup * kMI + mi) * 64 * 128 + kk * 32;
+          const uint32_t a_addr = a_stage(stage) + (slice * kMI + mi) * 64 * 128 + kk * 32;
           wgmma_m64nNk16<BN>(acc[mi], descriptor(a_addr, 16, 1024), b_desc, kt > 0 || kk > 0);
         }
       }
@@ -266,7 +285,7 @@ HGEMM_ENTRY(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
     const bool no_k = ktiles == 0;  // K == 0: C = 0, and no wgmma ever wrote the accumulators
 #pragma unroll
     for (int mi = 0; mi < kMI; ++mi) {
-      const int row = m0 + (warpgroup * kMI + mi) * 64 + warp * 16 + lane / 4;
+      const int row = m0 + (slice * kMI + mi) * 64 + warp * 16 + lane / 4;
 #pragma unroll
       for (int j = 0; j < BN / 8; ++j) {
         const int col = n0 + j * 8 + (lane & 3) * 2;
@@ -276,5 +295,6 @@ HGEMM_ENTRY(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
         if (row + 8 < M) *reinterpret_cast<uint32_t*>(C + (size_t)(row + 8) * N + col) = no_k ? 0u : pack2(d[2], d[3]);
       }
     }
+    if (PINGPONG && t + gridDim.x < tiles) pass(ktiles);  // the other consumer's next tile
   }
 }
