@@ -21,7 +21,8 @@ step configure
 # KEEP_BUILD=1: reuse build/default (a second call on a warm machine: the build is up to
 # date, so only what follows runs, e.g. the gpu suite after a call with GPU_TESTS=0).
 [[ ${KEEP_BUILD:-0} == 1 ]] || rm -rf build/default
-cmake --preset default -DKTUNE_DEPS_DIR="$PWD/.deps" 2>&1 | tee "$out/configure.log" || exit 1
+# KTUNE_TUNE=AUTO: a build directory that scripts/gpu-kernel.sh configured without it tunes again.
+cmake --preset default -DKTUNE_DEPS_DIR="$PWD/.deps" -DKTUNE_TUNE=AUTO 2>&1 | tee "$out/configure.log" || exit 1
 step build
 start=$EPOCHREALTIME
 cmake --build --preset default -- -j 16 >"$out/build.log" 2>&1

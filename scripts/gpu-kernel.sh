@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# A short GPU call for work on a few example kernels (tests/README.md): configure without
+# the build's tune step (the other examples are baked from their shipped DBs), build, tune
+# the named kernels with the options their build step would use, bake again with the new
+# DBs and run bench_examples. A first key of the first kernel is tuned alone under a time
+# limit, so that a kernel that hangs stops the call early instead of timing out config by
+# config. Logs and the new DBs (tuned.tgz) go to $OUT when set.
+# usage: gpu-kernel.sh <kernel>...     e.g. gpu-kernel.sh hgemm_tma_f16 hgemm_tma_bf16
+set -uo pipefail
+cd "$(dirname "$0")/.."
+(($# > 0)) || { echo "usage: gpu-kernel.sh <example kernel>..." >&2; exit 2; }
+out=${OUT:-build/gpu-out}
+mkdir -p "$out"
+source scripts/env.sh
+export CMAKE_POLICY_VERSION_MINIMUM=3.5   # GoogleTest's sources ask for an old CMake
+step() { echo; echo "=== $* ==="; }
+b=build/default
+
+step machine
+nvidia-smi --query-gpu=name,compute_cap,driver_version --format=csv,noheader
+step configure and build, no tune step
+cmake --preset default -DKTUNE_DEPS_DIR="$PWD/.deps" -DKTUNE_TUNE=OFF >"$out/configure.log" 2>&1 ||
+  { tail -n 40 "$out/configure.log"; exit 1; }
+start=$EPOCHREALTIME
+cmake --build --preset default -- -j 16 >"$out/build.log" 2>&1 || { grep -v "^\[" "$out/build.log" | tail -n 60; exit 1; }
+echo "build wall: $(awk -v a="$EPOCHREALTIME" -v b="$start" 'BEGIN{print a-b}') s"
+
+# The build's tune step (cmake/ktune.cmake) with the search the kernels declare: TUNE_ARGS,
+# by default the examples' usual STRATEGY genetic BUDGET 32 SEED 1.
+# usage: tune <kernel> <DB directory> <more tuner options>
+tune() {
+  local k=$1 db=$2
+  shift 2
+  (cd "$b/kernels" && "../bin/ktune_${k}_tuner" --manifest "../_ktune/$k/manifest.json" --db-dir "$db" \
+    --worker-log "../_ktune/$k/worker.log" --compile-jobs 16 ${TUNE_ARGS:---strategy=genetic --budget=32 --seed=1} "$@")
+}
+first=$1
+step "first key of $first, alone (150 s at most)"
+key=$(python3 -c "import json,sys; print(' '.join(f'{n}={v}' for n, v in json.load(open(sys.argv[1]))['keys'][0].items()))" \
+  "$b/_ktune/$first/manifest.json")
+export -f tune
+export b
+TUNE_ARGS="--strategy=genetic --budget=4 --seed=1" timeout 150 bash -c \
+  "tune $first /tmp/first_key_db --key '$key' --summary-out /tmp/first_key.json" ||
+  { echo "the first key of $first failed or hung: stopping"; exit 1; }
+python3 -c "import json,sys; k=json.load(open(sys.argv[1]))['keys'][0]; sys.exit(0 if k['best_ms'] > 0 else 1)" \
+  /tmp/first_key.json || { echo "no config of the first key of $first ran correctly: stopping"; exit 1; }
+for k in "$@"; do
+  step "tuning $k"
+  tune "$k" "../ktune-db/$k" --summary-out "../_ktune/$k/tune.json" || echo "tuning $k failed"
+done
+tar czf "$out/tuned.tgz" "$b"/ktune-db "$b"/_ktune/*/tune.json 2>/dev/null
+
+step bake with the new DBs, bench_examples
+cmake --build --preset default -- -j 16 >>"$out/build.log" 2>&1 || { grep -v "^\[" "$out/build.log" | tail -n 40; exit 1; }
+for k in "$@"; do grep -h "ktune: $k: baked" "$out/build.log" | tail -n 1; done
+"$b/bin/bench_examples" | tee "$out/bench_examples.txt"
