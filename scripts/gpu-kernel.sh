@@ -19,7 +19,8 @@ b=build/default
 step machine
 nvidia-smi --query-gpu=name,compute_cap,driver_version --format=csv,noheader
 step configure and build, no tune step
-cmake --preset default -DKTUNE_DEPS_DIR="$PWD/.deps" -DKTUNE_TUNE=OFF >"$out/configure.log" 2>&1 ||
+# CMAKE_ARGS: more -D options, e.g. -DKTUNE_EXAMPLE_HGEMM_TMA=ON for an example declared only on request.
+cmake --preset default -DKTUNE_DEPS_DIR="$PWD/.deps" -DKTUNE_TUNE=OFF ${CMAKE_ARGS:-} >"$out/configure.log" 2>&1 ||
   { tail -n 40 "$out/configure.log"; exit 1; }
 start=$EPOCHREALTIME
 cmake --build --preset default -- -j 16 >"$out/build.log" 2>&1 || { grep -v "^\[" "$out/build.log" | tail -n 60; exit 1; }
