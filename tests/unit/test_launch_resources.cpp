@@ -42,8 +42,8 @@ TEST(LaunchResources, DescriptorsCudaWouldRefuseAreRefusedEverywhere) {
 TEST(LaunchResources, WithoutAGpuTheSmCountIsZeroAndDescriptorsAreZeros) {
   if (ktune::Driver::get_with_gpu()) GTEST_SKIP() << "a GPU is visible: this test is for machines without one";
   EXPECT_EQ(ktune::current_sm_count(), 0);
-  const CUtensorMap map = ktune::tensor_map_2d(0x7f0000000000, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 100, 64, 128, 64,
-                                               64, CU_TENSOR_MAP_SWIZZLE_128B);
+  const CUtensorMap map = ktune::tensor_map_2d(0x7f0000000000, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 100, 64, 128, 64, 64,
+                                               CU_TENSOR_MAP_SWIZZLE_128B);
   CUtensorMap zeros;
   std::memset(&zeros, 0, sizeof zeros);
   EXPECT_EQ(std::memcmp(&map, &zeros, sizeof map), 0);

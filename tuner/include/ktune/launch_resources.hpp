@@ -21,7 +21,7 @@ int current_sm_count();
 // elements outside the array read as zeros. Throws Error naming what CUDA refuses (alignment,
 // box sizes, a row of the box wider than the swizzle span) on every machine, and CudaError
 // when the driver refuses the rest.
-CUtensorMap tensor_map_2d(CUdeviceptr base, CUtensorMapDataType type, uint64_t rows, uint64_t cols,
-                          uint64_t row_bytes, uint32_t box_rows, uint32_t box_cols, CUtensorMapSwizzle swizzle);
+CUtensorMap tensor_map_2d(CUdeviceptr base, CUtensorMapDataType type, uint64_t rows, uint64_t cols, uint64_t row_bytes,
+                          uint32_t box_rows, uint32_t box_cols, CUtensorMapSwizzle swizzle);
 
 }  // namespace ktune

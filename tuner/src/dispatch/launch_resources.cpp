@@ -24,36 +24,45 @@ namespace {
 
 uint32_t element_bytes(CUtensorMapDataType type) {
   switch (type) {
-    case CU_TENSOR_MAP_DATA_TYPE_UINT8: return 1;
+    case CU_TENSOR_MAP_DATA_TYPE_UINT8:
+      return 1;
     case CU_TENSOR_MAP_DATA_TYPE_UINT16:
     case CU_TENSOR_MAP_DATA_TYPE_FLOAT16:
-    case CU_TENSOR_MAP_DATA_TYPE_BFLOAT16: return 2;
+    case CU_TENSOR_MAP_DATA_TYPE_BFLOAT16:
+      return 2;
     case CU_TENSOR_MAP_DATA_TYPE_UINT32:
     case CU_TENSOR_MAP_DATA_TYPE_INT32:
     case CU_TENSOR_MAP_DATA_TYPE_FLOAT32:
     case CU_TENSOR_MAP_DATA_TYPE_FLOAT32_FTZ:
     case CU_TENSOR_MAP_DATA_TYPE_TFLOAT32:
-    case CU_TENSOR_MAP_DATA_TYPE_TFLOAT32_FTZ: return 4;
+    case CU_TENSOR_MAP_DATA_TYPE_TFLOAT32_FTZ:
+      return 4;
     case CU_TENSOR_MAP_DATA_TYPE_UINT64:
     case CU_TENSOR_MAP_DATA_TYPE_INT64:
-    case CU_TENSOR_MAP_DATA_TYPE_FLOAT64: return 8;
-    default: return 0;
+    case CU_TENSOR_MAP_DATA_TYPE_FLOAT64:
+      return 8;
+    default:
+      return 0;
   }
 }
 
 uint32_t swizzle_span(CUtensorMapSwizzle swizzle) {
   switch (swizzle) {
-    case CU_TENSOR_MAP_SWIZZLE_32B: return 32;
-    case CU_TENSOR_MAP_SWIZZLE_64B: return 64;
-    case CU_TENSOR_MAP_SWIZZLE_128B: return 128;
-    default: return 0;  // none
+    case CU_TENSOR_MAP_SWIZZLE_32B:
+      return 32;
+    case CU_TENSOR_MAP_SWIZZLE_64B:
+      return 64;
+    case CU_TENSOR_MAP_SWIZZLE_128B:
+      return 128;
+    default:
+      return 0;  // none
   }
 }
 
 }  // namespace
 
-CUtensorMap tensor_map_2d(CUdeviceptr base, CUtensorMapDataType type, uint64_t rows, uint64_t cols,
-                          uint64_t row_bytes, uint32_t box_rows, uint32_t box_cols, CUtensorMapSwizzle swizzle) {
+CUtensorMap tensor_map_2d(CUdeviceptr base, CUtensorMapDataType type, uint64_t rows, uint64_t cols, uint64_t row_bytes,
+                          uint32_t box_rows, uint32_t box_cols, CUtensorMapSwizzle swizzle) {
   const std::string what = "tensor_map_2d(" + std::to_string(rows) + " x " + std::to_string(cols) + ", box " +
                            std::to_string(box_rows) + " x " + std::to_string(box_cols) + ")";
   const uint32_t elem = element_bytes(type);
@@ -80,9 +89,9 @@ CUtensorMap tensor_map_2d(CUdeviceptr base, CUtensorMapDataType type, uint64_t r
   const cuuint64_t strides[1] = {row_bytes};
   const cuuint32_t box[2] = {box_cols, box_rows};
   const cuuint32_t element_strides[2] = {1, 1};
-  d->check(d->cuTensorMapEncodeTiled(&map, type, 2, reinterpret_cast<void*>(base), dims, strides, box,
-                                     element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
-                                     CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+  d->check(d->cuTensorMapEncodeTiled(&map, type, 2, reinterpret_cast<void*>(base), dims, strides, box, element_strides,
+                                     CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                                     CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
            what);
   return map;
 }
