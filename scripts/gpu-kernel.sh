@@ -49,8 +49,8 @@ python3 -c "import json,sys; k=json.load(open(sys.argv[1]))['keys'][0]; sys.exit
 for k in "$@"; do
   step "tuning $k"
   tune "$k" "../ktune-db/$k" --summary-out "../_ktune/$k/tune.json" || echo "tuning $k failed"
+  tar czf "$out/tuned.tgz" "$b"/ktune-db "$b"/_ktune/*/tune.json 2>/dev/null  # after each: a call cut short keeps them
 done
-tar czf "$out/tuned.tgz" "$b"/ktune-db "$b"/_ktune/*/tune.json 2>/dev/null
 
 step bake with the new DBs, bench_examples
 cmake --build --preset default -- -j 16 >>"$out/build.log" 2>&1 || { grep -v "^\[" "$out/build.log" | tail -n 40; exit 1; }
