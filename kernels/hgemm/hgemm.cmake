@@ -51,7 +51,8 @@ option(KTUNE_EXAMPLE_HGEMM_TMA "Declare the example kernels hgemm_tma_f16 and hg
 
 # The TMA space (hgemm_tma.cu): the wgmma tiles, loaded by TMA and a producer warpgroup, the
 # consumers sharing each tile or taking tiles in turn (PINGPONG), blocks persistent or not.
-# WHERE keeps what can run: each consumer warpgroup takes one or two 64-row slices of its tile
+# WHERE keeps what can run, and ping-pong only with persistent blocks (a block of one tile
+# leaves its second consumer idle). Each consumer warpgroup takes one or two 64-row slices of its tile
 # (S warpgroups share a tile: CONSUMERS, or 1 in ping-pong), at most 128 fp32 accumulators a
 # thread, the pipeline's shared memory (+2 KiB: alignment and barriers) within 227 KiB and OCC
 # blocks within the SM's 228 KiB, and registers: the accumulators and about 40 more (ptxas:
@@ -60,7 +61,7 @@ set(_hgemm_tma_params
   "BM=64,128,256" "BN=64,128,256" "CONSUMERS=1,2" "PINGPONG=0,1"
   "STAGES=2..8" "GROUP_M=1,8,16" "OCC=1,2" "PERSISTENT=0,1")
 set(_hgemm_tma_where
-  "PINGPONG == 0 or CONSUMERS == 2"
+  "PINGPONG == 0 or (CONSUMERS == 2 and PERSISTENT == 1)"
   "BM % (64 * (1 if PINGPONG else CONSUMERS)) == 0 and BM // (64 * (1 if PINGPONG else CONSUMERS)) <= 2"
   "BM // (64 * (1 if PINGPONG else CONSUMERS)) * BN <= 256"
   "STAGES * (BM + BN) * 128 + 2048 <= 227 * 1024"

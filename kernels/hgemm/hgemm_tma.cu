@@ -134,6 +134,17 @@ __device__ __forceinline__ void tma_load_2d(uint32_t dst, const CUtensorMap* map
       "l"(reinterpret_cast<uint64_t>(map)), "r"(bar), "r"(col), "r"(row)
       : "memory");
 }
+// Named barriers (1 and 2; 0 is __syncthreads') that order the ping-pong consumers' main
+// loops: one arrives as its main loop is issued, the other waits for that before its own.
+// The ids are immediates: with an id in a register ptxas reserves all 16 barriers.
+template <int kId>
+__device__ __forceinline__ void order_arrive() {
+  asm volatile("bar.arrive %0, 256;\n" ::"n"(kId) : "memory");
+}
+template <int kId>
+__device__ __forceinline__ void order_wait() {
+  asm volatile("bar.sync %0, 256;\n" ::"n"(kId) : "memory");
+}
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
 template <int kPending>
@@ -230,6 +241,10 @@ HGEMM_ENTRY(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
   const int lane = tid & 31, warp = (tid / 32) & 3;
   // Cooperative: every consumer takes every tile of the block, rows by warpgroup. Ping-pong:
   // consumer c takes the block's tiles c, c + 2, ...; the stages of the other's tiles pass by.
+  // Their main loops take turns (order_wait / order_arrive): a consumer waits on a stage's
+  // full barrier only once the other has passed its own waits, so no barrier is ever more
+  // than one phase away from the one awaited, which a parity wait needs (a consumer running
+  // a whole tile ahead would take a phase of the same parity for its own).
   const int slice = PINGPONG ? 0 : warpgroup;
   const int turn = PINGPONG ? 2 : 1;
   int stage = 0;
@@ -247,6 +262,10 @@ HGEMM_ENTRY(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
     // zeros: registers a non-wgmma instruction defines would make ptxas serialize the wgmmas.
     float acc[kMI][BN / 2];
     int last = -1;  // the stage whose wgmmas may still be reading
+    // Ping-pong: consumer 1 waits for consumer 0's main loop of the tile before (barrier 1),
+    // consumer 0 for consumer 1's (barrier 2), but not before the block's first tile.
+    if (PINGPONG && warpgroup == 1) order_wait<1>();
+    if (PINGPONG && warpgroup == 0 && t != blockIdx.x) order_wait<2>();
     for (int kt = 0; kt < ktiles; ++kt) {
       mbar_wait(full + stage * 8, phase);
 #pragma unroll
@@ -275,6 +294,8 @@ HGEMM_ENTRY(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
         phase ^= 1;
       }
     }
+    // Its waits passed, the other consumer's main loop of the next tile may start.
+    if (PINGPONG && t + gridDim.x < tiles) warpgroup == 0 ? order_arrive<1>() : order_arrive<2>();
     wgmma_wait<0>();
 #pragma unroll
     for (int mi = 0; mi < kMI; ++mi) fence_registers(acc[mi]);
