@@ -2,8 +2,8 @@
 # A short GPU call for work on a few example kernels (tests/README.md): configure without
 # the build's tune step (the other examples are baked from their shipped DBs), build, tune
 # the named kernels with the options their build step would use, bake again with the new
-# DBs and run bench_examples. A first key of the first kernel is tuned alone under a time
-# limit, so that a kernel that hangs stops the call early instead of timing out config by
+# DBs and run bench_examples. The first key of each kernel is tuned alone under a time
+# limit first, so that a kernel that hangs is dropped early instead of timing out config by
 # config. Logs and the new DBs (tuned.tgz) go to $OUT when set.
 # usage: gpu-kernel.sh <kernel>...     e.g. gpu-kernel.sh hgemm_tma_f16 hgemm_tma_bf16
 set -uo pipefail
@@ -35,18 +35,28 @@ tune() {
   (cd "$b/kernels" && "../bin/ktune_${k}_tuner" --manifest "../_ktune/$k/manifest.json" --db-dir "$db" \
     --worker-log "../_ktune/$k/worker.log" --compile-jobs 16 ${TUNE_ARGS:---strategy=genetic --budget=32 --seed=1} "$@")
 }
-first=$1
-step "first key of $first, alone (150 s at most)"
-key=$(python3 -c "import json,sys; print(' '.join(f'{n}={v}' for n, v in json.load(open(sys.argv[1]))['keys'][0].items()))" \
-  "$b/_ktune/$first/manifest.json")
 export -f tune
 export b
-TUNE_ARGS="--strategy=genetic --budget=4 --seed=1" timeout 150 bash -c \
-  "tune $first /tmp/first_key_db --key '$key' --summary-out /tmp/first_key.json" ||
-  { echo "the first key of $first failed or hung: stopping"; exit 1; }
-python3 -c "import json,sys; k=json.load(open(sys.argv[1]))['keys'][0]; sys.exit(0 if k['best_ms'] > 0 else 1)" \
-  /tmp/first_key.json || { echo "no config of the first key of $first ran correctly: stopping"; exit 1; }
+# The first key of each kernel alone, budget 4, 150 s at most: a kernel that hangs or never
+# runs correctly is left out of the tuning below instead of costing the call config by config.
+kernels=()
 for k in "$@"; do
+  step "first key of $k, alone (150 s at most)"
+  key=$(python3 -c "import json,sys; print(' '.join(f'{n}={v}' for n, v in json.load(open(sys.argv[1]))['keys'][0].items()))" \
+    "$b/_ktune/$k/manifest.json")
+  rm -rf "/tmp/first_key_db_$k"
+  if ! TUNE_ARGS="--strategy=genetic --budget=4 --seed=1" timeout 150 bash -c \
+    "tune $k /tmp/first_key_db_$k --key '$key' --summary-out /tmp/first_key_$k.json"; then
+    echo "the first key of $k failed or hung: $k is not tuned"
+  elif ! python3 -c "import json,sys; k=json.load(open(sys.argv[1]))['keys'][0]; sys.exit(0 if k['best_ms'] > 0 else 1)" \
+    "/tmp/first_key_$k.json"; then
+    echo "no config of the first key of $k ran correctly: $k is not tuned"
+  else
+    kernels+=("$k")
+  fi
+done
+((${#kernels[@]} > 0)) || { echo "no kernel passed its first key: stopping"; exit 1; }
+for k in "${kernels[@]}"; do
   step "tuning $k"
   tune "$k" "../ktune-db/$k" --summary-out "../_ktune/$k/tune.json" || echo "tuning $k failed"
   tar czf "$out/tuned.tgz" "$b"/ktune-db "$b"/_ktune/*/tune.json 2>/dev/null  # after each: a call cut short keeps them

@@ -37,9 +37,47 @@ function(_fmha_add_kernel D)
   endif()
 endfunction()
 
-_fmha_add_kernel(64
+set(_fmha_keys_64
   "BH=64 S=512 CAUSAL=0" "BH=32 S=2048 CAUSAL=0" "BH=32 S=2048 CAUSAL=1"
   "BH=128 S=2048 CAUSAL=0" "BH=8 S=1000 CAUSAL=0")
-_fmha_add_kernel(128
+set(_fmha_keys_128
   "BH=64 S=512 CAUSAL=0" "BH=32 S=2048 CAUSAL=0" "BH=32 S=2048 CAUSAL=1"
   "BH=16 S=4096 CAUSAL=1" "BH=8 S=1000 CAUSAL=0" "BH=8 S=1000 CAUSAL=1")
+_fmha_add_kernel(64 ${_fmha_keys_64})
+_fmha_add_kernel(128 ${_fmha_keys_128})
+
+option(KTUNE_EXAMPLE_FMHA_WGMMA "Declare the example kernels fmha_wgmma_d64 and fmha_wgmma_d128 (not yet run on a GPU)" OFF)
+
+# fmha_wgmma (fmha_wgmma.cu): wgmma with TMA loads from a producer warp, 64 query rows per
+# consumer warpgroup. WHERE keeps what can run: the shared memory (+2 KiB: alignment and
+# barriers) within a block's 227 KiB and OCC blocks within the SM's 228 KiB, and registers:
+# S's and O's accumulators and about 40 more a thread ((TILE_N + D) / 2 + 40; ptxas:
+# 103 to 178), within what ptxas gives a thread when each of the SM's four register files
+# (16,384 registers) holds a quarter of the resident warps, rounded up.
+function(_fmha_wgmma_add_kernel D)
+  set(smem "(CONSUMERS * 64 + 2 * STAGES * TILE_N) * ${D} * 2 + 2048")
+  ktune_add_kernel(fmha_wgmma_d${D}
+    SOURCE  ${CMAKE_CURRENT_LIST_DIR}/fmha_wgmma.cu
+    PARAMS  "CONSUMERS=1..3" "TILE_N=64,128" "STAGES=2..4" "OCC=1,2"
+    WHERE   "${smem} <= 232448"
+            "OCC * (${smem} + 1024) <= 233472"
+            "((TILE_N + ${D}) // 2 + 40) * (((4 * CONSUMERS + 1) * OCC + 3) // 4) <= 512"
+    DEFAULT "CONSUMERS=2 TILE_N=128 STAGES=2 OCC=1"
+    FLAGS   -DHEAD_DIM=${D} -O3 -lineinfo
+    ARCH    90a
+    ENTRY   fmha_wgmma_d${D}
+    KEYS    ${ARGN}
+    HARNESS ${CMAKE_CURRENT_LIST_DIR}/fmha_harness.cpp)
+  if(TARGET ktune_fmha_wgmma_d${D}_tuner)
+    target_compile_definitions(ktune_fmha_wgmma_d${D}_tuner PRIVATE FMHA_HEAD_DIM=${D} FMHA_WGMMA=1)
+    if(NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES
+       AND CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
+      target_compile_options(ktune_fmha_wgmma_d${D}_tuner PRIVATE -O2)
+    endif()
+  endif()
+endfunction()
+
+if(KTUNE_EXAMPLE_FMHA_WGMMA)
+  _fmha_wgmma_add_kernel(64 ${_fmha_keys_64})
+  _fmha_wgmma_add_kernel(128 ${_fmha_keys_128})
+endif()

@@ -1,5 +1,5 @@
-// Tuning harness of fmha (fmha_d64 and fmha_d128; fmha.cmake defines FMHA_HEAD_DIM for
-// each tuner): random Q, K, V in [-1, 1); O checked against the host reference of
+// Tuning harness of fmha (fmha_d64 and fmha_d128, and with FMHA_WGMMA=1 fmha_wgmma_d64 and
+// fmha_wgmma_d128; fmha.cmake defines FMHA_HEAD_DIM for each tuner): random Q, K, V in [-1, 1); O checked against the host reference of
 // fmha_reference.hpp in double, its rows split over all cores.
 #include <ktune/harness.hpp>
 
@@ -7,9 +7,13 @@
 
 #include "fmha_launch.hpp"
 #include "fmha_reference.hpp"
+#include "fmha_wgmma_launch.hpp"
 
 #ifndef FMHA_HEAD_DIM
 #error "FMHA_HEAD_DIM (the kernel's HEAD_DIM) must be defined for the tuner, see fmha.cmake"
+#endif
+#ifndef FMHA_WGMMA
+#define FMHA_WGMMA 0
 #endif
 
 namespace {
@@ -45,5 +49,9 @@ void ktune_harness(ktune::Harness& h) {
       fmha_ref::attention_rows(q.data(), k.data(), v.data(), ref.data(), S, D, causal != 0, begin, end);
     });
   });
+#if FMHA_WGMMA
+  h.launch(fmha_wgmma_launch(Q, K, V, O, BH, S, D, causal));
+#else
   h.launch(fmha_launch(Q, K, V, O, BH, S, D, causal));
+#endif
 }

@@ -1,0 +1,290 @@
+// Fused multi-head attention forward for Hopper: the same problem as fmha.cu (O =
+// softmax(Q K^T / sqrt(D) [+ causal mask]) V, Q, K, V, O of shape [BH, S, D], fp16,
+// row-major, fp32 accumulation), on wgmma with TMA loads.
+//
+// A block takes CONSUMERS * 64 query rows of one head. One producer warp copies the Q tile
+// once and then K and V tiles of TILE_N keys, STAGES deep, through TMA and mbarriers
+// (full: the tile arrived; empty: every consumer warp is done with it). Each consumer
+// warpgroup owns 64 query rows: S = Q K^T with both operands from shared memory, the
+// online softmax on S's accumulators, then O += P V with P straight from those registers
+// (the wgmma accumulator layout is the m16n8k16 A-fragment layout, so P never touches
+// shared memory). The consumer warpgroups run independently, so one's softmax overlaps the
+// other's matrix products on the tensor cores.
+//
+// Compile-time: HEAD_DIM (64 or 128) picks the entry point fmha_wgmma_d<HEAD_DIM>.
+// Tunable parameters arrive as macros:
+//   CONSUMERS  consumer warpgroups (1..3), 64 query rows each
+//   TILE_N     keys per step (64 or 128: the N of S's wgmma)
+//   STAGES     K/V tiles in flight (2..4)
+//   OCC        minimum resident blocks per SM (__launch_bounds__)
+// Launch (fmha_wgmma_launch.hpp): TMA descriptors of Q (boxes of CONSUMERS * 64 rows × 64
+// columns), K and V (TILE_N rows × 64 columns), all with the 128-byte swizzle, over the
+// [BH * S, D] arrays; grid (ceil(S / (CONSUMERS * 64)), BH); CONSUMERS * 128 + 32 threads;
+// (CONSUMERS * 64 + 2 * STAGES * TILE_N) * HEAD_DIM * 2 + 2048 bytes of dynamic shared memory.
+// Arguments: (q_map, k_map, v_map, __half* O, int S, int causal).
+//
+// Shared layouts, each tile as HEAD_DIM / 64 boxes of its rows × 64 columns (128 bytes, one
+// swizzle row: 16-byte chunk c of row r at chunk c ^ (r % 8)), box after box:
+//   Q and K are read K-major (rows of D), as hgemm_wgmma.cu reads A;
+//   V is read N-major (k-rows of keys, D along N), as hgemm_wgmma.cu reads B.
+// A K tile that runs past S reads the next head's rows (or zeros past the array): those
+// keys are masked to -inf, so their V rows are multiplied by 0.
+#include <cuda.h>  // CUtensorMap
+#include <cuda_fp16.h>
+
+#include <cstdint>
+
+#ifndef HEAD_DIM
+#error "HEAD_DIM (head dimension, 64 or 128) must be defined, e.g. -DHEAD_DIM=64"
+#endif
+#ifndef CONSUMERS
+#error "CONSUMERS (consumer warpgroups, 1..3) must be defined, e.g. -DCONSUMERS=2"
+#endif
+#ifndef TILE_N
+#error "TILE_N (keys per step, 64 or 128) must be defined, e.g. -DTILE_N=128"
+#endif
+#ifndef STAGES
+#error "STAGES (K/V tiles in flight, 2..4) must be defined, e.g. -DSTAGES=2"
+#endif
+#ifndef OCC
+#error "OCC (minimum blocks per SM) must be defined, e.g. -DOCC=1"
+#endif
+
+#include "fmha_wgmma_ops.cuh"
+
+#define FMHA_CAT2(a, b) a##b
+#define FMHA_CAT(a, b) FMHA_CAT2(a, b)
+#define FMHA_ENTRY FMHA_CAT(fmha_wgmma_d, HEAD_DIM)
+
+namespace {
+
+constexpr int D = HEAD_DIM;
+constexpr int TILE_M = CONSUMERS * 64;
+constexpr int kThreads = CONSUMERS * 128 + 32;
+constexpr int kBoxes = D / 64;  // 64-column boxes of a row
+constexpr uint32_t kQBytes = TILE_M * D * 2;
+constexpr uint32_t kKVBytes = TILE_N * D * 2;  // one of K or V
+
+static_assert(D == 64 || D == 128, "HEAD_DIM is 64 or 128");
+static_assert(CONSUMERS >= 1 && CONSUMERS <= 3, "CONSUMERS is 1..3");
+static_assert(TILE_N == 64 || TILE_N == 128, "TILE_N is 64 or 128");
+static_assert(STAGES >= 2 && STAGES <= 4, "STAGES is 2..4");
+
+__device__ __forceinline__ void mbar_init(uint32_t bar, uint32_t count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+// One arrival that also says how many bytes the copies signalling this phase will bring.
+__device__ __forceinline__ void mbar_arrive_expect_tx(uint32_t bar, uint32_t bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(uint32_t bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+// Waits until the phase of parity `parity` has completed; a fresh barrier passes parity 1.
+__device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
+  asm volatile(
+      "{\n.reg .pred done;\n"
+      "WAIT:\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+      "@!done bra WAIT;\n}\n" ::"r"(bar),
+      "r"(parity)
+      : "memory");
+}
+// A 2-D tile copy global -> shared, (column, row) in elements; the barrier counts its bytes.
+__device__ __forceinline__ void tma_load_2d(uint32_t dst, const CUtensorMap* map, uint32_t bar, int col, int row) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];\n" ::"r"(
+          dst),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(bar), "r"(col), "r"(row)
+      : "memory");
+}
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wgmma_wait_all() { asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory"); }
+// Keeps the compiler from moving accumulator reads or writes across the asynchronous wgmmas.
+template <int kN>
+__device__ __forceinline__ void fence_registers(float (&d)[kN]) {
+#pragma unroll
+  for (int i = 0; i < kN; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+// Shared-memory matrix descriptor, 128-byte swizzle (PTX ISA, "Matrix Descriptor Format").
+__device__ __forceinline__ uint64_t descriptor(uint32_t addr, uint32_t leading, uint32_t stride) {
+  return static_cast<uint64_t>((addr & 0x3FFFF) >> 4) | static_cast<uint64_t>(leading >> 4) << 16 |
+         static_cast<uint64_t>(stride >> 4) << 32 | 1ull << 62;
+}
+__device__ __forceinline__ uint32_t pack_half2(float lo, float hi) {
+  __half2 v = __floats2half2_rn(lo, hi);
+  return *reinterpret_cast<uint32_t*>(&v);
+}
+
+}  // namespace
+
+extern "C" __global__ void __launch_bounds__(kThreads, OCC)
+FMHA_ENTRY(const __grid_constant__ CUtensorMap q_map, const __grid_constant__ CUtensorMap k_map,
+           const __grid_constant__ CUtensorMap v_map, __half* __restrict__ O, int S, int causal) {
+  extern __shared__ __align__(128) unsigned char smem_raw[];
+  // The swizzle repeats every 1024 bytes of address, so the tiles start on 1024.
+  const uint32_t raw = static_cast<uint32_t>(__cvta_generic_to_shared(smem_raw));
+  const uint32_t q_tile = (raw + 1023u) & ~1023u;
+  auto k_tile = [&](int s) { return q_tile + kQBytes + s * 2 * kKVBytes; };
+  auto v_tile = [&](int s) { return k_tile(s) + kKVBytes; };
+  const uint32_t q_full = q_tile + kQBytes + STAGES * 2 * kKVBytes;
+  const uint32_t full = q_full + 8, empty = full + STAGES * 8;
+
+  const int tid = threadIdx.x;
+  const int m0 = blockIdx.x * TILE_M;
+  const int head_row = blockIdx.y * S;  // the head's first row in the [BH * S, D] arrays
+  // Key tiles this block reads: under the causal mask none past its last query row.
+  const int keys = causal ? min(S, m0 + TILE_M) : S;
+  const int ntiles = (keys + TILE_N - 1) / TILE_N;
+
+  if (tid == 0) {
+    mbar_init(q_full, 1);
+    for (int s = 0; s < STAGES; ++s) {
+      mbar_init(full + s * 8, 1);
+      mbar_init(empty + s * 8, CONSUMERS * 4);  // one arrival per consumer warp
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  }
+  __syncthreads();
+
+  if (tid >= CONSUMERS * 128) {
+    // The producer warp: one thread issues every copy.
+    if (tid == CONSUMERS * 128) {
+      mbar_arrive_expect_tx(q_full, kQBytes);
+#pragma unroll
+      for (int b = 0; b < kBoxes; ++b) tma_load_2d(q_tile + b * TILE_M * 128, &q_map, q_full, b * 64, head_row + m0);
+      int stage = 0;
+      uint32_t phase = 0;
+      for (int j = 0; j < ntiles; ++j) {
+        mbar_wait(empty + stage * 8, phase ^ 1);
+        const uint32_t bar = full + stage * 8;
+        mbar_arrive_expect_tx(bar, 2 * kKVBytes);
+        const int row = head_row + j * TILE_N;
+#pragma unroll
+        for (int b = 0; b < kBoxes; ++b) {
+          tma_load_2d(k_tile(stage) + b * TILE_N * 128, &k_map, bar, b * 64, row);
+          tma_load_2d(v_tile(stage) + b * TILE_N * 128, &v_map, bar, b * 64, row);
+        }
+        if (++stage == STAGES) {
+          stage = 0;
+          phase ^= 1;
+        }
+      }
+    }
+    return;
+  }
+
+  // A consumer warpgroup: rows m0 + 64 * wg + 16 * warp + lane / 4 (+ 8) of the accumulators
+  // (warp w of a warpgroup holds rows 16w + lane/4 and + 8, columns 8j + 2(lane%4) and + 1
+  // in registers 4j..4j+3).
+  const int wg = tid / 128, warp = (tid / 32) & 3, lane = tid & 31;
+  const int row0 = m0 + wg * 64 + warp * 16 + lane / 4;  // and row0 + 8
+  // exp(x / sqrt(D)) as exp2(x * scale).
+  const float scale = 1.4426950408889634f * rsqrtf(static_cast<float>(D));
+  float o[D / 2];
+#pragma unroll
+  for (int i = 0; i < D / 2; ++i) o[i] = 0.f;
+  float row_max[2] = {-INFINITY, -INFINITY};
+  float row_sum[2] = {0.f, 0.f};  // this thread's part; the quad's are added at the end
+
+  mbar_wait(q_full, 0);
+  int stage = 0;
+  uint32_t phase = 0;
+  for (int j = 0; j < ntiles; ++j) {
+    mbar_wait(full + stage * 8, phase);
+    // S = Q K^T: k16 steps over D; within a box a step moves 32 bytes along the swizzled row.
+    float s[TILE_N / 2];
+    wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < D / 16; ++kk) {
+      const uint32_t box = kk / 4, within = (kk % 4) * 32;
+      const uint64_t a = descriptor(q_tile + box * TILE_M * 128 + wg * 64 * 128 + within, 16, 1024);
+      const uint64_t b = descriptor(k_tile(stage) + box * TILE_N * 128 + within, 16, 1024);
+      wgmma_qk<TILE_N>(s, a, b, kk > 0);
+    }
+    wgmma_commit();
+    wgmma_wait_all();
+    fence_registers(s);
+
+    // Online softmax over this tile's keys; masked keys (past S, or after the row under the
+    // causal mask) are -inf.
+    const int key0 = j * TILE_N + 2 * (lane & 3);
+    float tile_max[2] = {-INFINITY, -INFINITY};
+#pragma unroll
+    for (int jj = 0; jj < TILE_N / 8; ++jj)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const int key = key0 + jj * 8 + (e & 1), row = row0 + (e >> 1) * 8;
+        const bool masked = key >= S || (causal && key > row);
+        float& x = s[4 * jj + e];
+        x = masked ? -INFINITY : x * scale;
+        tile_max[e >> 1] = fmaxf(tile_max[e >> 1], x);
+      }
+    float correction[2];
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      tile_max[h] = fmaxf(tile_max[h], __shfl_xor_sync(0xffffffffu, tile_max[h], 1));
+      tile_max[h] = fmaxf(tile_max[h], __shfl_xor_sync(0xffffffffu, tile_max[h], 2));
+      const float new_max = fmaxf(row_max[h], tile_max[h]);
+      // A row with no unmasked key yet keeps -inf: exp2 of (-inf) - (-inf) would be NaN.
+      correction[h] = new_max == -INFINITY ? 1.f : exp2f(row_max[h] - new_max);
+      row_max[h] = new_max;
+      row_sum[h] *= correction[h];
+    }
+    // P, packed as the A fragments of the k16 steps over this tile's keys.
+    uint32_t p[TILE_N / 16][4];
+#pragma unroll
+    for (int jj = 0; jj < TILE_N / 8; ++jj) {
+      float e4[4];
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const float m = row_max[e >> 1];
+        e4[e] = m == -INFINITY ? 0.f : exp2f(s[4 * jj + e] - m);
+        row_sum[e >> 1] += e4[e];
+      }
+      p[jj / 2][(jj % 2) * 2 + 0] = pack_half2(e4[0], e4[1]);
+      p[jj / 2][(jj % 2) * 2 + 1] = pack_half2(e4[2], e4[3]);
+    }
+#pragma unroll
+    for (int jj = 0; jj < D / 8; ++jj) {
+      o[4 * jj + 0] *= correction[0];
+      o[4 * jj + 1] *= correction[0];
+      o[4 * jj + 2] *= correction[1];
+      o[4 * jj + 3] *= correction[1];
+    }
+
+    // O += P V: k16 steps over the tile's keys, 16 k-rows (2048 bytes) each; along D the
+    // boxes are TILE_N * 128 bytes apart.
+    fence_registers(o);
+    wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < TILE_N / 16; ++kk)
+      wgmma_pv<D>(o, p[kk], descriptor(v_tile(stage) + kk * 2048, TILE_N * 128, 1024), 1);
+    wgmma_commit();
+    wgmma_wait_all();
+    fence_registers(o);
+    if (lane == 0) mbar_arrive(empty + stage * 8);
+    if (++stage == STAGES) {
+      stage = 0;
+      phase ^= 1;
+    }
+  }
+
+  // O = the weighted sum over the row's total weight; rows past S are not written.
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    row_sum[h] += __shfl_xor_sync(0xffffffffu, row_sum[h], 1);
+    row_sum[h] += __shfl_xor_sync(0xffffffffu, row_sum[h], 2);
+  }
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const int row = row0 + h * 8;
+    if (row >= S) continue;
+    const float inv = row_sum[h] > 0.f ? 1.f / row_sum[h] : 0.f;
+    __half* out = O + static_cast<size_t>(head_row + row) * D + 2 * (lane & 3);
+#pragma unroll
+    for (int jj = 0; jj < D / 8; ++jj)
+      *reinterpret_cast<uint32_t*>(out + jj * 8) = pack_half2(o[4 * jj + 2 * h] * inv, o[4 * jj + 2 * h + 1] * inv);
+  }
+}
