@@ -84,7 +84,10 @@ CUtensorMap tensor_map_2d(CUdeviceptr base, CUtensorMapDataType type, uint64_t r
   CUtensorMap map;
   std::memset(&map, 0, sizeof map);
   const Driver* d = Driver::get();
-  if (!d) return map;  // the host check: no GPU will read it
+  // The host check (no driver, or a driver but no context: the build's launch check on a
+  // GPU machine): no GPU will read it, and the encoder refuses to work without a context.
+  CUcontext ctx = nullptr;
+  if (!d || d->cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || !ctx) return map;
   const cuuint64_t dims[2] = {cols, rows};
   const cuuint64_t strides[1] = {row_bytes};
   const cuuint32_t box[2] = {box_cols, box_rows};
