@@ -825,15 +825,29 @@ function(_ktune_add_bake_step name out_dir tune_output db_dirs on_demand_args)
     file(GLOB files CONFIGURE_DEPENDS "${dir}/*.json")
     list(APPEND db_files ${files})
   endforeach()
-  # The list of DB files as an input too: a file removed from DB_DIRS changes it (the glob
-  # reruns at build time), so the bake runs again without it. Written only when it changes.
-  list(JOIN db_files "\n" db_list)
-  file(CONFIGURE OUTPUT "${out_dir}/bake_db_files.txt" CONTENT "${db_list}\n" @ONLY)
+  # The list of DB files as an input too: a file removed from DB_DIRS changes it, so the
+  # bake runs again without it. The glob reruns at build time and rewrites the configured
+  # list; from it and after the tune step, the bake's list is written, only when it
+  # changes (a byproduct: Ninja restats it). The DB the tune step just wrote enters that
+  # list in the same build as its bake; the configured list alone would take it in at the
+  # next configure and bake the same tables a second time.
+  list(JOIN db_files "\n" db_text)
+  file(CONFIGURE OUTPUT "${out_dir}/bake_db_files.configured.txt" CONTENT "${db_text}\n" @ONLY)
+  set(db_list "${out_dir}/bake_db_files.txt")
+  set(db_script "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/ktuneDbFiles.cmake")
+  add_custom_command(
+    OUTPUT "${out_dir}/bake_db_files.stamp"
+    BYPRODUCTS "${db_list}"
+    COMMAND "${CMAKE_COMMAND}" "-DDIRS=${db_dirs}" "-DOUT=${db_list}" -P "${db_script}"
+    COMMAND "${CMAKE_COMMAND}" -E touch "${out_dir}/bake_db_files.stamp"
+    DEPENDS "${out_dir}/bake_db_files.configured.txt" ${tune_output} "${db_script}"
+    VERBATIM)
+  add_custom_target(ktune_${name}_db_files DEPENDS "${out_dir}/bake_db_files.stamp")
   add_custom_command(
     OUTPUT "${bake_dir}/ktune_${name}_baked.cpp" "${bake_dir}/include/ktune_${name}.hpp" "${bake_dir}/bake.json"
     COMMAND "${tool}" bake ${args}
     DEPENDS "${out_dir}/manifest.json" "${out_dir}/cubins.json" "${out_dir}/default.ptx" ${tune_output}
-            ${db_files} "${out_dir}/bake_db_files.txt" "${tool}"
+            ${db_files} "${db_list}" "${tool}"
     COMMENT "ktune: baking ${name}"
     VERBATIM)
   # The launch template checked on the host for the DEFAULT and every baked config, with
@@ -856,6 +870,7 @@ function(_ktune_add_bake_step name out_dir tune_output db_dirs on_demand_args)
   target_compile_features(ktune_${name} PUBLIC cxx_std_20)
   add_library(ktune::${name} ALIAS ktune_${name})
   add_dependencies(ktune_${name} ktune_${name}_cubins)  # see _ktune_add_tune_step
+  add_dependencies(ktune_${name} ktune_${name}_db_files)  # the list's rule, before the bake
   if(tune_output)
     add_dependencies(ktune_${name} ktune_${name}_tune)
   endif()

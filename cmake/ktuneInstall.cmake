@@ -45,5 +45,5 @@ configure_package_config_file(cmake/ktuneConfig.cmake.in "${PROJECT_BINARY_DIR}/
 write_basic_package_version_file("${PROJECT_BINARY_DIR}/ktuneConfigVersion.cmake"
   VERSION "${PROJECT_VERSION}" COMPATIBILITY SameMinorVersion)
 install(FILES "${PROJECT_BINARY_DIR}/ktuneConfig.cmake" "${PROJECT_BINARY_DIR}/ktuneConfigVersion.cmake"
-              cmake/ktune.cmake cmake/ktuneDependencies.cmake
+              cmake/ktune.cmake cmake/ktuneDependencies.cmake cmake/ktuneDbFiles.cmake
         DESTINATION "${_ktune_cmake_dir}")

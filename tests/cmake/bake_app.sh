@@ -69,6 +69,9 @@ build
 grep -q "ktune: baking tiny" "$work/build.log" || { cat "$work/build.log"; fail "a removed DB: not baked again"; }
 "$build_dir/tiny_app" | grep -c "^table:" | grep -qx 1 || fail "app: the removed DB's table is still baked"
 echo "ok: a DB file removed from DB_DIRS: baked again, its table gone"
+build
+grep -q "ktune: baking tiny" "$work/build.log" && { cat "$work/build.log"; fail "nothing changed, but baked again"; }
+echo "ok: nothing changed since: not baked again"
 
 # The kernel changes: the shipped tables are stale and left out.
 echo "// changed" >>"$work/src/tiny.cu"

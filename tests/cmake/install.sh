@@ -15,7 +15,7 @@ mv "$work/stage" "$work/prefix"
 prefix=$work/prefix
 cmake_dir=$(dirname "$(find "$prefix" -name ktuneConfig.cmake | head -1)")
 [[ -f $cmake_dir/ktuneConfig.cmake ]] || fail "no ktuneConfig.cmake under $prefix"
-for f in ktuneConfigVersion.cmake ktuneTargets.cmake ktune.cmake ktuneDependencies.cmake; do
+for f in ktuneConfigVersion.cmake ktuneTargets.cmake ktune.cmake ktuneDependencies.cmake ktuneDbFiles.cmake; do
   [[ -f $cmake_dir/$f ]] || fail "$f is not installed beside ktuneConfig.cmake"
 done
 [[ -x $prefix/bin/ktune ]] || fail "bin/ktune is not installed"
