@@ -17,10 +17,8 @@
 #include <ktune_fmha_d64.hpp>
 #include <ktune_hgemm_bf16.hpp>
 #include <ktune_hgemm_f16.hpp>
-#if KTUNE_EXAMPLES_HGEMM_TMA
 #include <ktune_hgemm_tma_bf16.hpp>
 #include <ktune_hgemm_tma_f16.hpp>
-#endif
 #include <ktune_hgemm_wgmma_bf16.hpp>
 #include <ktune_hgemm_wgmma_f16.hpp>
 #include <ktune_sgemm.hpp>
@@ -303,12 +301,10 @@ std::vector<Example> all() {
                         1e-2),
       gemm<ktune::bfloat16>(ktune_hgemm_wgmma_bf16::baked, ktune_hgemm_wgmma_bf16::dispatcher(), Gemm::wgmma,
                             CUDA_R_16BF, 1e-1, 2e-2),
-#if KTUNE_EXAMPLES_HGEMM_TMA
       gemm<ktune::half>(ktune_hgemm_tma_f16::baked, ktune_hgemm_tma_f16::dispatcher(), Gemm::tma, CUDA_R_16F, 2e-2,
                         1e-2),
       gemm<ktune::bfloat16>(ktune_hgemm_tma_bf16::baked, ktune_hgemm_tma_bf16::dispatcher(), Gemm::tma, CUDA_R_16BF,
                             1e-1, 2e-2),
-#endif
       fmha(ktune_fmha_d64::baked, ktune_fmha_d64::dispatcher(), 64),
       fmha(ktune_fmha_d128::baked, ktune_fmha_d128::dispatcher(), 128),
       softmax<float>(ktune_softmax_f32::baked, ktune_softmax_f32::dispatcher(), 1e-6, 1e-5),

@@ -45,10 +45,6 @@ set(_hgemm_wgmma_where
   "(BM // (64 * WARPGROUPS) * BN // 2 + 80) * WARPGROUPS * 128 * OCC <= 65536")
 set(_hgemm_wgmma_default "BM=128 BN=128 WARPGROUPS=2 STAGES=4 GROUP_M=8 OCC=1 num_ctas=1")
 
-# hgemm_tma has not run on a GPU yet: declared only with -DKTUNE_EXAMPLE_HGEMM_TMA=ON, so
-# that a tune step cannot spend its time on a kernel that may hang.
-option(KTUNE_EXAMPLE_HGEMM_TMA "Declare the example kernels hgemm_tma_f16 and hgemm_tma_bf16 (not yet run on a GPU)" OFF)
-
 # The TMA space (hgemm_tma.cu): the wgmma tiles, loaded by TMA and a producer warpgroup, the
 # consumers sharing each tile or taking tiles in turn (PINGPONG), blocks persistent or not.
 # WHERE keeps what can run, and ping-pong only with persistent blocks (a block of one tile
@@ -112,23 +108,22 @@ foreach(_hgemm_type f16 bf16)
     target_compile_definitions(ktune_hgemm_wgmma_${_hgemm_type}_tuner PRIVATE HGEMM_BF16=${_hgemm_bf16} HGEMM_WGMMA=1)
   endif()
 
-  if(KTUNE_EXAMPLE_HGEMM_TMA)
-    ktune_add_kernel(hgemm_tma_${_hgemm_type}
-      SOURCE  ${CMAKE_CURRENT_LIST_DIR}/hgemm_tma.cu
-      PARAMS  ${_hgemm_tma_params}
-      WHERE   ${_hgemm_tma_where}
-      DEFAULT "${_hgemm_tma_default}"
-      FLAGS   -O3 -lineinfo -DHGEMM_BF16=${_hgemm_bf16}
-      ARCH    90a
-      ENTRY   hgemm_tma_${_hgemm_type}
-      KEYS    ${_hgemm_keys}
-      HARNESS ${CMAKE_CURRENT_LIST_DIR}/hgemm_harness.cpp
-      STRATEGY genetic
-      BUDGET   32
-      SEED     1)
-    if(TARGET ktune_hgemm_tma_${_hgemm_type}_tuner)
-      target_compile_definitions(ktune_hgemm_tma_${_hgemm_type}_tuner PRIVATE HGEMM_BF16=${_hgemm_bf16} HGEMM_TMA=1)
-    endif()
+  ktune_add_kernel(hgemm_tma_${_hgemm_type}
+    SOURCE  ${CMAKE_CURRENT_LIST_DIR}/hgemm_tma.cu
+    PARAMS  ${_hgemm_tma_params}
+    WHERE   ${_hgemm_tma_where}
+    DEFAULT "${_hgemm_tma_default}"
+    FLAGS   -O3 -lineinfo -DHGEMM_BF16=${_hgemm_bf16}
+    ARCH    90a
+    ENTRY   hgemm_tma_${_hgemm_type}
+    KEYS    ${_hgemm_keys}
+    HARNESS ${CMAKE_CURRENT_LIST_DIR}/hgemm_harness.cpp
+    STRATEGY genetic
+    BUDGET   32
+    SEED     1
+    DB_DIRS  ${KTUNE_ROOT}/generated/hgemm_tma_${_hgemm_type})  # tuned on the H100, used without a GPU
+  if(TARGET ktune_hgemm_tma_${_hgemm_type}_tuner)
+    target_compile_definitions(ktune_hgemm_tma_${_hgemm_type}_tuner PRIVATE HGEMM_BF16=${_hgemm_bf16} HGEMM_TMA=1)
   endif()
 
   # The reference is cuBLAS where the toolkit has it (the host reference otherwise).

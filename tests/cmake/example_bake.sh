@@ -2,7 +2,7 @@
 # The examples built on a machine without a GPU: every example kernel bakes the table of
 # each GPU whose DB it ships in generated/ (the H200's, the H100's) and ktune-demo links
 # and runs (printing the tables; on a GPU it also launches them). The examples declared only
-# on request (KTUNE_EXAMPLE_HGEMM_TMA, KTUNE_EXAMPLE_FMHA_WGMMA) are included: they ship no DB yet, and bake their
+# on request (KTUNE_EXAMPLE_FMHA_WGMMA) are included: they ship no DB yet, and bake their
 # DEFAULT, whose launch template the build checks on the host like every other. KTUNE_EAGER_LIMIT=0 keeps the compile work bounded: each kernel's
 # DEFAULT plus the shipped winners, compiled on demand (about 60 cubins, not thousands).
 # usage: example_bake.sh <ktune source> <ktune tool> <work dir>
@@ -12,7 +12,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 rm -rf "$work" && mkdir -p "$work"
 cmake -S "$root" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKTUNE_HOST_TOOL="$tool" \
   -DKTUNE_BUILD_TESTS=OFF -DKTUNE_BUILD_BENCHMARKS=OFF -DKTUNE_BUILD_EXAMPLES=ON -DKTUNE_TUNE=OFF \
-  -DKTUNE_EAGER_LIMIT=0 -DKTUNE_CUDA_ARCH=90 -DKTUNE_EXAMPLE_HGEMM_TMA=ON -DKTUNE_EXAMPLE_FMHA_WGMMA=ON >"$work/configure.log" 2>&1 || { cat "$work/configure.log"; fail configure; }
+  -DKTUNE_EAGER_LIMIT=0 -DKTUNE_CUDA_ARCH=90 -DKTUNE_EXAMPLE_FMHA_WGMMA=ON >"$work/configure.log" 2>&1 || { cat "$work/configure.log"; fail configure; }
 cmake --build "$work/build" --target ktune-demo >"$work/build.log" 2>&1 || { cat "$work/build.log"; fail build; }
 # The examples as kernels/CMakeLists.txt declared them; each ships at least one DB, and
 # every shipped DB is an example's.
@@ -39,7 +39,7 @@ n, nvcc = sum(len(e) for fp in db["fingerprints"].values() for e in fp["keys"].v
 print(f"ok: {sys.argv[1]}: fingerprint {want} (nvcc {nvcc}), {n} measurements, all of this space", file=sys.stderr)
 print(names.pop())
 '
-untuned=" hgemm_tma_f16 hgemm_tma_bf16 fmha_wgmma_d64 fmha_wgmma_d128 "  # not yet run on a GPU: no DB to ship
+untuned=" fmha_wgmma_d64 fmha_wgmma_d128 "  # not yet run on a GPU: no DB to ship
 for k in $kernels; do
   if [[ $untuned == *" $k "* && ! -d $root/generated/$k ]]; then
     grep -q "ktune: $k: no tuning results for this kernel version: baked the DEFAULT config only" "$work/build.log" ||
