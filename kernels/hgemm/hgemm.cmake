@@ -45,6 +45,10 @@ set(_hgemm_wgmma_where
   "(BM // (64 * WARPGROUPS) * BN // 2 + 80) * WARPGROUPS * 128 * OCC <= 65536")
 set(_hgemm_wgmma_default "BM=128 BN=128 WARPGROUPS=2 STAGES=4 GROUP_M=8 OCC=1 num_ctas=1")
 
+# On an H100 (scripts/gpu-kernel.sh, 2026-12-07; bench_examples, one run, against cuBLAS in
+# the same run) the tuned TMA kernel reached 89.4 % (f16) and 89.0 % (bf16) of cuBLAS at
+# 4096^3, where hgemm_wgmma reached 75.5 % and 74.7 %, and 93.1 % / 90.6 % at M=128 N=4096
+# K=8192 (hgemm_wgmma 82.3 % / 80.3 %); the other keys are within 3 % of hgemm_wgmma.
 # The TMA space (hgemm_tma.cu): the wgmma tiles, loaded by TMA and a producer warpgroup, the
 # consumers sharing each tile or taking tiles in turn (PINGPONG), blocks persistent or not.
 # WHERE keeps what can run, and ping-pong only with persistent blocks (a block of one tile
