@@ -47,8 +47,10 @@ _fmha_add_kernel(64 ${_fmha_keys_64})
 _fmha_add_kernel(128 ${_fmha_keys_128})
 
 # fmha_wgmma is declared on request: on an H100 (scripts/gpu-kernel.sh, 2026-12-07) every
-# config of every key was correct, but its tuned best was slower than fmha's on every key
-# (d128 BH=32 S=2048: 0.218 against 0.209 ms; d64 BH=32 S=2048: 0.172 against 0.115 ms).
+# config of every key was correct, but its tuned best (the tuner's median) was slower than
+# fmha's (bench_examples) on 9 of the 11 keys and level on two causal ones (d128 BH=32
+# S=2048: 0.218 against 0.209 ms; d64 BH=32 S=2048: 0.172 against 0.115 ms; d128 BH=32
+# S=2048 causal: 0.147 against 0.149 ms).
 # Tried and not kept: FA3's overlap of tile j's S and softmax with tile j-1's P V as a
 # tunable (ptxas serialized the wgmmas, C7513), 4-13 % slower on every key.
 option(KTUNE_EXAMPLE_FMHA_WGMMA "Declare the example kernels fmha_wgmma_d64 and fmha_wgmma_d128 (slower than fmha so far)" OFF)
