@@ -7,14 +7,23 @@
 #include "ktune/error.hpp"
 
 namespace ktune {
+namespace {
+
+// The driver, when it is there and a context is current; null otherwise: the host check of
+// launch templates (no driver, or a driver and no context on a GPU machine).
+const Driver* driver_with_context() {
+  const Driver* d = Driver::get();
+  CUcontext ctx = nullptr;
+  return d && d->cuCtxGetCurrent(&ctx) == CUDA_SUCCESS && ctx ? d : nullptr;
+}
+
+}  // namespace
 
 int current_sm_count() {
-  const Driver* d = Driver::get();
-  if (!d) return 0;
-  CUcontext ctx = nullptr;
+  const Driver* d = driver_with_context();
   CUdevice dev = 0;
   int sms = 0;
-  if (d->cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || !ctx || d->cuCtxGetDevice(&dev) != CUDA_SUCCESS ||
+  if (!d || d->cuCtxGetDevice(&dev) != CUDA_SUCCESS ||
       d->cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev) != CUDA_SUCCESS)
     return 0;
   return sms;
@@ -83,11 +92,9 @@ CUtensorMap tensor_map_2d(CUdeviceptr base, CUtensorMapDataType type, uint64_t r
                 std::to_string(span) + "-byte swizzle");
   CUtensorMap map;
   std::memset(&map, 0, sizeof map);
-  const Driver* d = Driver::get();
-  // The host check (no driver, or a driver but no context: the build's launch check on a
-  // GPU machine): no GPU will read it, and the encoder refuses to work without a context.
-  CUcontext ctx = nullptr;
-  if (!d || d->cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || !ctx) return map;
+  // The host check: no GPU will read it, and the encoder refuses to work without a context.
+  const Driver* d = driver_with_context();
+  if (!d) return map;
   const cuuint64_t dims[2] = {cols, rows};
   const cuuint64_t strides[1] = {row_bytes};
   const cuuint32_t box[2] = {box_cols, box_rows};
