@@ -8,6 +8,18 @@
 # - registers: the fp32 accumulators of O (D/2 per m16 tile) and of the scores (TILE_N/2),
 #   Q's fragments with QREG (D/4), plus about 40 for addresses and softmax state, must fit
 #   the __launch_bounds__ cap (65536 / threads / OCC, at most 255); configs over it spill.
+# The tuner of kernel `name` (head dimension D) with its harness's macros (ARGN: more of
+# them). The host reference runs once per key (up to ~35 G multiply-adds): never at -O0.
+function(_fmha_tuner_options name D)
+  if(TARGET ktune_${name}_tuner)
+    target_compile_definitions(ktune_${name}_tuner PRIVATE FMHA_HEAD_DIM=${D} ${ARGN})
+    if(NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES
+       AND CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
+      target_compile_options(ktune_${name}_tuner PRIVATE -O2)
+    endif()
+  endif()
+endfunction()
+
 function(_fmha_add_kernel D)
   set(smem "(TILE_M + 2 * STAGES * TILE_N) * ${D} * 2")
   ktune_add_kernel(fmha_d${D}
@@ -27,14 +39,7 @@ function(_fmha_add_kernel D)
     BUDGET   32
     SEED     1
     DB_DIRS  ${KTUNE_ROOT}/generated/fmha_d${D})  # tuned on the H200 and H100, used without a GPU
-  if(TARGET ktune_fmha_d${D}_tuner)
-    target_compile_definitions(ktune_fmha_d${D}_tuner PRIVATE FMHA_HEAD_DIM=${D})
-    # The host reference runs once per key (up to ~35 G multiply-adds): never at -O0.
-    if(NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES
-       AND CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
-      target_compile_options(ktune_fmha_d${D}_tuner PRIVATE -O2)
-    endif()
-  endif()
+  _fmha_tuner_options(fmha_d${D} ${D})
 endfunction()
 
 set(_fmha_keys_64
@@ -75,13 +80,7 @@ function(_fmha_wgmma_add_kernel D)
     ENTRY   fmha_wgmma_d${D}
     KEYS    ${ARGN}
     HARNESS ${CMAKE_CURRENT_LIST_DIR}/fmha_harness.cpp)
-  if(TARGET ktune_fmha_wgmma_d${D}_tuner)
-    target_compile_definitions(ktune_fmha_wgmma_d${D}_tuner PRIVATE FMHA_HEAD_DIM=${D} FMHA_WGMMA=1)
-    if(NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES
-       AND CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
-      target_compile_options(ktune_fmha_wgmma_d${D}_tuner PRIVATE -O2)
-    endif()
-  endif()
+  _fmha_tuner_options(fmha_wgmma_d${D} ${D} FMHA_WGMMA=1)
 endfunction()
 
 if(KTUNE_EXAMPLE_FMHA_WGMMA)
