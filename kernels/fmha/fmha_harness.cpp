@@ -1,6 +1,7 @@
 // Tuning harness of fmha (fmha_d64 and fmha_d128, and with FMHA_WGMMA=1 fmha_wgmma_d64 and
-// fmha_wgmma_d128; fmha.cmake defines FMHA_HEAD_DIM for each tuner): random Q, K, V in [-1, 1); O checked against the host reference of
-// fmha_reference.hpp in double, its rows split over all cores.
+// fmha_wgmma_d128; fmha.cmake defines FMHA_HEAD_DIM for each tuner): random Q, K, V in
+// [-1, 1); O checked against the host reference of fmha_reference.hpp in double, its rows
+// split over all cores.
 #include <ktune/harness.hpp>
 
 #include <vector>

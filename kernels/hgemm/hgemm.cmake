@@ -48,15 +48,17 @@ set(_hgemm_wgmma_default "BM=128 BN=128 WARPGROUPS=2 STAGES=4 GROUP_M=8 OCC=1 nu
 # On an H100 (scripts/gpu-kernel.sh, 2026-12-07; bench_examples, one run, against cuBLAS in
 # the same run) the tuned TMA kernel reached 89.4 % (f16) and 89.0 % (bf16) of cuBLAS at
 # 4096^3, where hgemm_wgmma reached 75.5 % and 74.7 %, and 93.1 % / 90.6 % at M=128 N=4096
-# K=8192 (hgemm_wgmma 82.3 % / 80.3 %); the other keys are within 3 % of hgemm_wgmma.
+# K=8192 (hgemm_wgmma 82.3 % / 80.3 %); on the other keys it is up to 7 % slower than
+# hgemm_wgmma.
 # The TMA space (hgemm_tma.cu): the wgmma tiles, loaded by TMA and a producer warpgroup, the
 # consumers sharing each tile or taking tiles in turn (PINGPONG), blocks persistent or not.
 # WHERE keeps what can run, and ping-pong only with persistent blocks (a block of one tile
-# leaves its second consumer idle). Each consumer warpgroup takes one or two 64-row slices of its tile
-# (S warpgroups share a tile: CONSUMERS, or 1 in ping-pong), at most 128 fp32 accumulators a
-# thread, the pipeline's shared memory (+2 KiB: alignment and barriers) within 227 KiB and OCC
-# blocks within the SM's 228 KiB, and registers: the accumulators and about 40 more (ptxas:
-# 156 for 128 accumulators) for every thread, the producer's included, of OCC blocks.
+# leaves its second consumer idle). Each consumer warpgroup takes one or two 64-row slices
+# of its tile (S warpgroups share a tile: CONSUMERS, or 1 in ping-pong), at most 128 fp32
+# accumulators a thread, the pipeline's shared memory (+2 KiB: alignment and barriers)
+# within 227 KiB and OCC blocks within the SM's 228 KiB, and registers: the accumulators and
+# about 40 more (ptxas: 156 for 128 accumulators) for every thread, the producer's included,
+# of OCC blocks.
 set(_hgemm_tma_params
   "BM=64,128,256" "BN=64,128,256" "CONSUMERS=1,2" "PINGPONG=0,1"
   "STAGES=2..8" "GROUP_M=1,8,16" "OCC=1,2" "PERSISTENT=0,1")

@@ -2,9 +2,10 @@
 # The examples built on a machine without a GPU: every example kernel bakes the table of
 # each GPU whose DB it ships in generated/ (the H200's, the H100's) and ktune-demo links
 # and runs (printing the tables; on a GPU it also launches them). The examples declared only
-# on request (KTUNE_EXAMPLE_FMHA_WGMMA) are included: they ship no DB yet, and bake their
-# DEFAULT, whose launch template the build checks on the host like every other. KTUNE_EAGER_LIMIT=0 keeps the compile work bounded: each kernel's
-# DEFAULT plus the shipped winners, compiled on demand (about 60 cubins, not thousands).
+# on request (KTUNE_EXAMPLE_FMHA_WGMMA) are included: they ship no DB, and bake their
+# DEFAULT, whose launch template the build checks on the host like every other.
+# KTUNE_EAGER_LIMIT=0 keeps the compile work bounded: each kernel's DEFAULT plus the
+# shipped winners, compiled on demand (about 60 cubins, not thousands).
 # usage: example_bake.sh <ktune source> <ktune tool> <work dir>
 set -euo pipefail
 root=$1 tool=$2 work=$3
@@ -39,7 +40,7 @@ n, nvcc = sum(len(e) for fp in db["fingerprints"].values() for e in fp["keys"].v
 print(f"ok: {sys.argv[1]}: fingerprint {want} (nvcc {nvcc}), {n} measurements, all of this space", file=sys.stderr)
 print(names.pop())
 '
-untuned=" fmha_wgmma_d64 fmha_wgmma_d128 "  # not yet run on a GPU: no DB to ship
+untuned=" fmha_wgmma_d64 fmha_wgmma_d128 "  # on request, slower than fmha: no DB shipped
 for k in $kernels; do
   if [[ $untuned == *" $k "* && ! -d $root/generated/$k ]]; then
     grep -q "ktune: $k: no tuning results for this kernel version: baked the DEFAULT config only" "$work/build.log" ||

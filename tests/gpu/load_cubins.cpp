@@ -1,8 +1,9 @@
 // gpu test: every cubin a kernel's build produced loads on the visible GPU through the
 // driver API and exposes the kernel's entry point. Proves the cubins' architecture fits
 // the GPU. Configs the build did not compile (no compile record: a space compiled on
-// demand, or a build without its tune step) are counted, not loaded; none loaded fails. Exits 77 (CTest: skipped) with
-// a message when no driver or GPU is present. usage: load_cubins <manifest.json> <entry name> | load_cubins --probe
+// demand, or a build without its tune step) are counted, not loaded; none loaded fails.
+// Exits 77 (CTest: skipped) with a message when no driver or GPU is present.
+// usage: load_cubins <manifest.json> <entry name> | load_cubins --probe
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
