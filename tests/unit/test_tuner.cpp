@@ -1114,6 +1114,31 @@ TEST_F(TunerTest, ThePriorIsTheNearestSourceButNeverTheKeysOwnResults) {
   EXPECT_EQ(first({{"N", 3000}}), "This GPU at key N=4000: TIME=7");  // |log 4/3| < |log 3|
 }
 
+// Results measured before the kernel gained a parameter still serve as a prior: each stands
+// for the config with the DEFAULT's value of the new parameter. A value the space no longer
+// has leaves the entry out.
+TEST_F(TunerTest, APriorMeasuredBeforeAParameterWasAddedTakesTheDefaultsValue) {
+  const Manifest m = make_kernel(kernel_dir(), {"MODE=0,1", "TIME=1..40"}, {}, "MODE=1 TIME=20");
+  ktune::Fingerprint other;
+  other.kernel_hash = "0123456789abcdef";
+  other.nvcc_version = "13.0.0";
+  other.gpu = {.name = "Old GPU", .cc_major = 8, .cc_minor = 0, .sm_count = 108, .driver_version = 13000};
+  const fs::path dir = kernel_dir() / "priors";
+  ktune::Db db(dir / "Old_GPU.json", m.kernel);
+  for (int64_t t : {7, 41, 3}) {  // TIME=41 is not in the space any more
+    ktune::Measurement meas;
+    meas.median_ms = t == 41 ? 0.05 : 0.1 * t;
+    meas.samples_ms = {meas.median_ms};
+    const std::vector<std::string> names = {"TIME"};
+    const std::vector<int64_t> values = {t};
+    db.record(other, "N=1000", ktune::config_id(names, values), json{{"TIME", t}}, meas);
+  }
+  const ktune::TunePrior p = ktune::tune_prior(m, ktune::prior_documents(m, {dir}), ktune::Fingerprint{}, {{"N", 1000}});
+  ASSERT_EQ(p.configs.size(), 2u);
+  EXPECT_EQ(m.configs[p.configs[0]].values, (std::vector<int64_t>{1, 3}));
+  EXPECT_EQ(m.configs[p.configs[1]].values, (std::vector<int64_t>{1, 7}));
+}
+
 // A shard of an exhaustive search measures configs I, I+N, ... and the DEFAULT; the shards
 // together measure the space. A shard of a sampling strategy is refused.
 TEST_F(TunerTest, ShardsSplitAnExhaustiveSearch) {

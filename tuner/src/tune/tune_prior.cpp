@@ -100,14 +100,21 @@ TunePrior tune_prior(const Manifest& m, const std::vector<DbTables>& docs, const
     }
   std::stable_sort(candidates.begin(), candidates.end(),
                    [](const Candidate& a, const Candidate& b) { return a.distance < b.distance; });
+  // A parameter an entry lacks was added to the kernel after it was measured: the entry
+  // stands for the DEFAULT's value of it, the value closest to what the kernel did before.
+  const std::vector<int64_t> default_values = m.configs.values(m.default_index());
   for (const auto& c : candidates) {
     std::vector<std::pair<double, std::size_t>> timed;
     std::set<std::size_t> taken;
     for (const DbEntry& e : *c.entries) {
       if (e.measurement.status != Status::Ok || e.measurement.abandoned) continue;
       std::vector<int64_t> values;
-      for (const auto& p : m.spec.parameters) {
-        const json& v = e.values.value(p.name, json());
+      for (std::size_t i = 0; i < m.spec.parameters.size(); ++i) {
+        const json& v = e.values.value(m.spec.parameters[i].name, json());
+        if (v.is_null()) {
+          values.push_back(default_values[i]);
+          continue;
+        }
         if (!v.is_number_integer()) break;
         values.push_back(v.get<int64_t>());
       }
