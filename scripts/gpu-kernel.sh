@@ -27,25 +27,30 @@ cmake --build --preset default -- -j 16 >"$out/build.log" 2>&1 || { grep -v "^\[
 echo "build wall: $(awk -v a="$EPOCHREALTIME" -v b="$start" 'BEGIN{print a-b}') s"
 
 # The build's tune step (cmake/ktune.cmake) with the search the kernels declare: TUNE_ARGS,
-# by default the examples' usual STRATEGY genetic BUDGET 32 SEED 1.
+# by default the examples' usual STRATEGY genetic BUDGET 32 SEED 1, and the kernel's shipped
+# DBs (generated/<kernel>, its DB_DIRS) as the prior, as the build passes them.
 # usage: tune <kernel> <DB directory> <more tuner options>
 tune() {
-  local k=$1 db=$2
+  local k=$1 db=$2 prior=()
   shift 2
+  [[ -d $root/generated/$k ]] && prior=(--prior-db-dir "$root/generated/$k")
   (cd "$b/kernels" && "../bin/ktune_${k}_tuner" --manifest "../_ktune/$k/manifest.json" --db-dir "$db" \
-    --worker-log "../_ktune/$k/worker.log" --compile-jobs 16 ${TUNE_ARGS:---strategy=genetic --budget=32 --seed=1} "$@")
+    --worker-log "../_ktune/$k/worker.log" --compile-jobs 16 ${TUNE_ARGS:---strategy=genetic --budget=32 --seed=1} \
+    "${prior[@]}" "$@")
 }
 export -f tune
-export b
-# The first key of each kernel alone, budget 4, 150 s at most: a kernel that hangs or never
-# runs correctly is left out of the tuning below instead of costing the call config by config.
+export b root=$PWD
+# The first key of each kernel alone (FIRST_KEY: another key, e.g. "M=128 N=4096 K=8192"),
+# searched by FIRST_KEY_ARGS (default: genetic, budget 4), 150 s at most: a kernel that hangs
+# or never runs correctly is left out of the tuning below instead of costing the call config
+# by config.
 kernels=()
 for k in "$@"; do
   step "first key of $k, alone (150 s at most)"
-  key=$(python3 -c "import json,sys; print(' '.join(f'{n}={v}' for n, v in json.load(open(sys.argv[1]))['keys'][0].items()))" \
-    "$b/_ktune/$k/manifest.json")
+  key=${FIRST_KEY:-$(python3 -c "import json,sys; print(' '.join(f'{n}={v}' for n, v in json.load(open(sys.argv[1]))['keys'][0].items()))" \
+    "$b/_ktune/$k/manifest.json")}
   rm -rf "/tmp/first_key_db_$k"
-  if ! TUNE_ARGS="--strategy=genetic --budget=4 --seed=1" timeout 150 bash -c \
+  if ! TUNE_ARGS="${FIRST_KEY_ARGS:---strategy=genetic --budget=4 --seed=1}" timeout 150 bash -c \
     "tune $k /tmp/first_key_db_$k --key '$key' --summary-out /tmp/first_key_$k.json"; then
     echo "the first key of $k failed or hung: $k is not tuned"
   elif ! python3 -c "import json,sys; k=json.load(open(sys.argv[1]))['keys'][0]; sys.exit(0 if k['best_ms'] > 0 else 1)" \

@@ -3,7 +3,10 @@
 // flight, and consumer warpgroups multiply with wgmma, freeing each buffer as soon as its
 // wgmmas are done (warp specialisation). Blocks may be persistent: each walks tiles
 // blockIdx.x, + gridDim.x, ..., so the producer loads the next tile while the consumers
-// store this one. Same problem contract as hgemm.cu (row-major A M×K, B K×N, C M×N,
+// store this one. Or the blocks of a thread block cluster may split K: each multiplies a
+// range of K for the same tile, and the partial sums meet in distributed shared memory
+// (split-K without a workspace in global memory or a second kernel), for shapes with too
+// few tiles to fill the GPU. Same problem contract as hgemm.cu (row-major A M×K, B K×N, C M×N,
 // K % 8 == 0, N % 8 == 0, 16-byte aligned; M free; C in the inputs' type).
 //
 // One source, two kernels: HGEMM_BF16=0 defines hgemm_tma_f16, HGEMM_BF16=1 hgemm_tma_bf16.
@@ -19,10 +22,15 @@
 //   GROUP_M      tile rasterisation, as in hgemm.cu
 //   OCC          minimum resident blocks per SM (__launch_bounds__)
 //   PERSISTENT   1: the launcher starts min(tiles, SMs * OCC) blocks; 0: one per tile
+//   num_ctas     blocks of a cluster (1, 2, 4 or 8) that split K of one tile, set by the
+//                launcher; more than 1 takes PERSISTENT=0 and PINGPONG=0 (the partial sums
+//                reuse the pipeline's buffers, which a persistent block refills)
 // Launch (hgemm_tma_launch.hpp): TMA descriptors of A (boxes of BM rows × 64) and B (boxes
 // of 64 k-rows × 64 columns), both with the 128-byte swizzle; (CONSUMERS + 1) * 128 threads;
-// STAGES * (BM + BN) * 128 + 2048 bytes of dynamic shared memory (1024 to align the swizzle
-// atoms, the rest for the barriers).
+// grid: the tiles times num_ctas (PERSISTENT=0) or min(tiles, SMs * OCC) (PERSISTENT=1),
+// clusters of num_ctas along x; the larger of the pipeline's STAGES * (BM + BN) * 128 bytes
+// and, with num_ctas > 1, the partial sums' BM * (BN + 8) * 4 bytes, plus 2048, of dynamic
+// shared memory (1024 to align the swizzle atoms, the rest for the barriers).
 //
 // Shared layouts are the ones hgemm_wgmma.cu writes with cp.async, here written by TMA's
 // 128-byte swizzle (16-byte chunk c of row r at chunk c ^ (r % 8), 8 rows an atom of 1024 bytes):
@@ -61,6 +69,9 @@
 #ifndef PERSISTENT
 #error "PERSISTENT (0 or 1, read by the launcher) must be defined, e.g. -DPERSISTENT=1"
 #endif
+#ifndef num_ctas
+#error "num_ctas (blocks of a cluster that split K: 1, 2, 4 or 8) must be defined, e.g. -Dnum_ctas=1"
+#endif
 
 #if HGEMM_BF16
 #define HGEMM_ENTRY hgemm_tma_bf16
@@ -92,6 +103,12 @@ constexpr int kMI = BM / (64 * kSharing);
 constexpr uint32_t kAStageBytes = BM * BK * 2;
 constexpr uint32_t kBStageBytes = BK * BN * 2;
 constexpr uint32_t kStageBytes = kAStageBytes + kBStageBytes;
+// Split-K: a block's partial sums, fp32 rows of BN padded by 8 floats (32 bytes) so that the
+// four rows a half-warp stores fall in different banks; they reuse the pipeline's buffers.
+constexpr int kSplit = num_ctas;
+constexpr int kPartialStride = BN + 8;
+constexpr uint32_t kPartialBytes = kSplit > 1 ? BM * kPartialStride * 4 : 0;
+constexpr uint32_t kDataBytes = STAGES * kStageBytes > kPartialBytes ? STAGES * kStageBytes : kPartialBytes;
 
 static_assert(CONSUMERS == 1 || CONSUMERS == 2, "CONSUMERS is 1 or 2");
 static_assert(PINGPONG == 0 || (PINGPONG == 1 && CONSUMERS == 2), "ping-pong takes two consumers");
@@ -102,6 +119,8 @@ static_assert(kMI * BN <= 256, "accumulators: at most 128 fp32 registers a threa
 static_assert(STAGES >= 2 && STAGES <= 8, "STAGES is 2..8");
 static_assert(GROUP_M >= 1, "GROUP_M is at least 1");
 static_assert(PERSISTENT == 0 || PERSISTENT == 1, "PERSISTENT is 0 or 1");
+static_assert(kSplit == 1 || kSplit == 2 || kSplit == 4 || kSplit == 8, "num_ctas is 1, 2, 4 or 8");
+static_assert(kSplit == 1 || (PERSISTENT == 0 && PINGPONG == 0), "split-K takes PERSISTENT=0 and PINGPONG=0");
 
 // mbarriers (PTX ISA, "Parallel Synchronization and Communication Instructions: mbarrier").
 __device__ __forceinline__ void mbar_init(uint32_t bar, uint32_t count) {
@@ -145,6 +164,34 @@ template <int kId>
 __device__ __forceinline__ void order_wait() {
   asm volatile("bar.sync %0, 256;\n" ::"n"(kId) : "memory");
 }
+// Cluster-wide: every block's threads arrive, and what each wrote to its shared memory before
+// is visible to the others after (release / acquire).
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release;\n" ::: "memory");
+  asm volatile("barrier.cluster.wait.acquire;\n" ::: "memory");
+}
+__device__ __forceinline__ uint32_t cluster_rank() {
+  uint32_t r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+  return r;
+}
+// The same shared-memory offset in block `rank` of the cluster, and a 16-byte load from it.
+__device__ __forceinline__ uint32_t map_to_block(uint32_t addr, uint32_t rank) {
+  uint32_t r;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(r) : "r"(addr), "r"(rank));
+  return r;
+}
+__device__ __forceinline__ float4 load_cluster(uint32_t addr) {
+  float4 v;
+  asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];\n"
+               : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+               : "r"(addr)
+               : "memory");
+  return v;
+}
+// A consumers-only barrier (id 3): every wgmma of the block is done before the partial sums
+// overwrite the stages it read.
+__device__ __forceinline__ void consumers_sync() { asm volatile("bar.sync 3, %0;\n" ::"n"(CONSUMERS * 128) : "memory"); }
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
 template <int kPending>
@@ -177,6 +224,30 @@ __device__ __forceinline__ void tile_origin(int t, int tiles_m, int tiles_n, int
   n0 = (in_group / group_rows) * BN;
 }
 
+// Split-K's end: block `rank` of the cluster sums rows rank * BM / kSplit, ... of the tile over
+// every block's partial sums (in order of rank, so the result does not depend on timing) and
+// stores them, 8 columns (16 bytes) a thread at a time. Every thread of the block takes part.
+__device__ __forceinline__ void reduce_partials(uint32_t partials, uint32_t rank, int m0, int n0,
+                                                elem_t* __restrict__ C, int M, int N) {
+  constexpr int kRows = BM / kSplit, kGroups = BN / 8;
+  for (int g = threadIdx.x; g < kRows * kGroups; g += kThreads) {
+    const int r = rank * kRows + g / kGroups, c = (g % kGroups) * 8;
+    const int row = m0 + r, col = n0 + c;
+    if (row >= M || col >= N) continue;  // N % 8 == 0: the 8 columns are all in or all out
+    const uint32_t at = partials + (r * kPartialStride + c) * 4;
+    float s[8] = {};
+#pragma unroll
+    for (int q = 0; q < kSplit; ++q) {
+      const uint32_t there = map_to_block(at, q);
+      const float4 lo = load_cluster(there), hi = load_cluster(there + 16);
+      s[0] += lo.x, s[1] += lo.y, s[2] += lo.z, s[3] += lo.w;
+      s[4] += hi.x, s[5] += hi.y, s[6] += hi.z, s[7] += hi.w;
+    }
+    const uint4 v = {pack2(s[0], s[1]), pack2(s[2], s[3]), pack2(s[4], s[5]), pack2(s[6], s[7])};
+    *reinterpret_cast<uint4*>(C + (size_t)row * N + col) = v;
+  }
+}
+
 }  // namespace
 
 extern "C" __global__ void __launch_bounds__(kThreads, OCC)
@@ -190,7 +261,7 @@ HGEMM_ENTRY(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
   auto b_stage = [&](int s) { return base + s * kStageBytes + kAStageBytes; };
   // full[s]: stage s holds its tile (the producer's arrival and the copies' bytes);
   // empty[s]: every consumer warp is done reading it.
-  const uint32_t full = base + STAGES * kStageBytes;
+  const uint32_t full = base + kDataBytes;
   const uint32_t empty = full + STAGES * 8;
 
   const int tid = threadIdx.x;
@@ -198,6 +269,20 @@ HGEMM_ENTRY(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
   const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
   const int tiles = tiles_m * tiles_n;
   const int ktiles = (K + BK - 1) / BK;
+  // Split-K: the cluster's blocks share a tile, block `rank` takes k-tiles [kbegin, kend).
+  const uint32_t rank = kSplit > 1 ? cluster_rank() : 0;
+  const int first_tile = blockIdx.x / kSplit, tile_step = gridDim.x / kSplit;
+  const int kbegin = rank * ktiles / kSplit, kend = (rank + 1) * ktiles / kSplit;
+  // Split-K's end, for every thread of the block, producers included: once every block's
+  // partial sums are written, block `rank` sums its rows of the tile, and no block leaves
+  // while another may still read its shared memory.
+  auto finish_split = [&] {
+    int m0, n0;
+    tile_origin(first_tile, tiles_m, tiles_n, m0, n0);
+    cluster_sync();
+    reduce_partials(base, rank, m0, n0, C, M, N);
+    cluster_sync();
+  };
 
   if (tid == 0) {
     for (int s = 0; s < STAGES; ++s) {
@@ -216,10 +301,10 @@ HGEMM_ENTRY(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
       asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(&b_map)) : "memory");
       int stage = 0;
       uint32_t phase = 0;
-      for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+      for (int t = first_tile; t < tiles; t += tile_step) {
         int m0, n0;
         tile_origin(t, tiles_m, tiles_n, m0, n0);
-        for (int kt = 0; kt < ktiles; ++kt) {
+        for (int kt = kbegin; kt < kend; ++kt) {
           mbar_wait(empty + stage * 8, phase ^ 1);
           const uint32_t bar = full + stage * 8;
           mbar_arrive_expect_tx(bar, kStageBytes);
@@ -233,6 +318,7 @@ HGEMM_ENTRY(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
         }
       }
     }
+    if constexpr (kSplit > 1) finish_split();
     return;
   }
 
@@ -254,8 +340,8 @@ HGEMM_ENTRY(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
     phase ^= (stage / STAGES) & 1;
     stage %= STAGES;
   };
-  if (PINGPONG && warpgroup == 1) pass(blockIdx.x < tiles ? ktiles : 0);
-  for (int t = blockIdx.x + (PINGPONG ? warpgroup : 0) * gridDim.x; t < tiles; t += turn * gridDim.x) {
+  if (PINGPONG && warpgroup == 1) pass(first_tile < tiles ? ktiles : 0);
+  for (int t = first_tile + (PINGPONG ? warpgroup : 0) * tile_step; t < tiles; t += turn * tile_step) {
     int m0, n0;
     tile_origin(t, tiles_m, tiles_n, m0, n0);
     // The first wgmma overwrites the accumulators (accumulate = 0) rather than adding to
@@ -265,8 +351,8 @@ HGEMM_ENTRY(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
     // Ping-pong: consumer 1 waits for consumer 0's main loop of the tile before (barrier 1),
     // consumer 0 for consumer 1's (barrier 2), but not before the block's first tile.
     if (PINGPONG && warpgroup == 1) order_wait<1>();
-    if (PINGPONG && warpgroup == 0 && t != blockIdx.x) order_wait<2>();
-    for (int kt = 0; kt < ktiles; ++kt) {
+    if (PINGPONG && warpgroup == 0 && t != first_tile) order_wait<2>();
+    for (int kt = kbegin; kt < kend; ++kt) {
       mbar_wait(full + stage * 8, phase);
 #pragma unroll
       for (int mi = 0; mi < kMI; ++mi) fence_registers(acc[mi]);
@@ -280,7 +366,7 @@ HGEMM_ENTRY(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
           // A: this warpgroup's 64-row slice; k16 steps move 32 bytes within the swizzled
           // row (the hardware applies the swizzle to the final address).
           const uint32_t a_addr = a_stage(stage) + (slice * kMI + mi) * 64 * 128 + kk * 32;
-          wgmma_m64nNk16<BN>(acc[mi], descriptor(a_addr, 16, 1024), b_desc, kt > 0 || kk > 0);
+          wgmma_m64nNk16<BN>(acc[mi], descriptor(a_addr, 16, 1024), b_desc, kt > kbegin || kk > 0);
         }
       }
       wgmma_commit();
@@ -295,27 +381,48 @@ HGEMM_ENTRY(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
       }
     }
     // Its waits passed, the other consumer's main loop of the next tile may start.
-    if (PINGPONG && t + gridDim.x < tiles) warpgroup == 0 ? order_arrive<1>() : order_arrive<2>();
+    if (PINGPONG && t + tile_step < tiles) warpgroup == 0 ? order_arrive<1>() : order_arrive<2>();
     wgmma_wait<0>();
 #pragma unroll
     for (int mi = 0; mi < kMI; ++mi) fence_registers(acc[mi]);
     if (last >= 0 && lane == 0) mbar_arrive(empty + last * 8);
 
-    // Straight from registers to global memory: each quad of lanes writes 16 contiguous
-    // bytes of a row. The producer is already loading the next tile meanwhile.
-    const bool no_k = ktiles == 0;  // K == 0: C = 0, and no wgmma ever wrote the accumulators
+    // K == 0 (or a split with no k-tiles): C = 0, and no wgmma ever wrote the accumulators.
+    const bool no_k = kend == kbegin;
+    if constexpr (kSplit > 1) {
+      // The partial sums, in the accumulators' layout, once no wgmma reads a stage any more;
+      // the cluster sums them below.
+      consumers_sync();
+      float* partial = reinterpret_cast<float*>(smem_raw + (base - raw));
 #pragma unroll
-    for (int mi = 0; mi < kMI; ++mi) {
-      const int row = m0 + (slice * kMI + mi) * 64 + warp * 16 + lane / 4;
+      for (int mi = 0; mi < kMI; ++mi) {
+        const int r = (slice * kMI + mi) * 64 + warp * 16 + lane / 4;
 #pragma unroll
-      for (int j = 0; j < BN / 8; ++j) {
-        const int col = n0 + j * 8 + (lane & 3) * 2;
-        if (col >= N) continue;  // N % 8 == 0: col and col + 1 are both in or both out
-        const float* d = &acc[mi][4 * j];
-        if (row < M) *reinterpret_cast<uint32_t*>(C + (size_t)row * N + col) = no_k ? 0u : pack2(d[0], d[1]);
-        if (row + 8 < M) *reinterpret_cast<uint32_t*>(C + (size_t)(row + 8) * N + col) = no_k ? 0u : pack2(d[2], d[3]);
+        for (int j = 0; j < BN / 8; ++j) {
+          const int c = j * 8 + (lane & 3) * 2;
+          const float* d = &acc[mi][4 * j];
+          *reinterpret_cast<float2*>(partial + r * kPartialStride + c) = no_k ? float2{} : float2{d[0], d[1]};
+          *reinterpret_cast<float2*>(partial + (r + 8) * kPartialStride + c) = no_k ? float2{} : float2{d[2], d[3]};
+        }
+      }
+    } else {
+      // Straight from registers to global memory: each quad of lanes writes 16 contiguous
+      // bytes of a row. The producer is already loading the next tile meanwhile.
+#pragma unroll
+      for (int mi = 0; mi < kMI; ++mi) {
+        const int row = m0 + (slice * kMI + mi) * 64 + warp * 16 + lane / 4;
+#pragma unroll
+        for (int j = 0; j < BN / 8; ++j) {
+          const int col = n0 + j * 8 + (lane & 3) * 2;
+          if (col >= N) continue;  // N % 8 == 0: col and col + 1 are both in or both out
+          const float* d = &acc[mi][4 * j];
+          if (row < M) *reinterpret_cast<uint32_t*>(C + (size_t)row * N + col) = no_k ? 0u : pack2(d[0], d[1]);
+          if (row + 8 < M)
+            *reinterpret_cast<uint32_t*>(C + (size_t)(row + 8) * N + col) = no_k ? 0u : pack2(d[2], d[3]);
+        }
       }
     }
-    if (PINGPONG && t + gridDim.x < tiles) pass(ktiles);  // the other consumer's next tile
+    if (PINGPONG && t + tile_step < tiles) pass(ktiles);  // the other consumer's next tile
   }
+  if constexpr (kSplit > 1) finish_split();
 }

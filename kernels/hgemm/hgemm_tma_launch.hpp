@@ -9,10 +9,13 @@
 #include <cstdint>
 
 // Dynamic shared memory of a config: STAGES buffers of an A tile (BM×64) and a B tile
-// (64×BN) of 2-byte elements, 1024 bytes to align the swizzle atoms and 1024 for the
-// barriers. hgemm.cmake's WHERE bounds the same expression.
+// (64×BN) of 2-byte elements or, where the cluster splits K and that is larger, the block's
+// fp32 partial sums (BM rows of BN + 8), then 1024 bytes to align the swizzle atoms and 1024
+// for the barriers. hgemm.cmake's WHERE bounds the same expression.
 inline uint32_t hgemm_tma_shared_bytes(const ktune::Config& c) {
-  return static_cast<uint32_t>(c["STAGES"] * (c["BM"] + c["BN"]) * 64 * 2 + 2048);
+  const int64_t pipeline = c["STAGES"] * (c["BM"] + c["BN"]) * 64 * 2;
+  const int64_t partials = c["num_ctas"] > 1 ? c["BM"] * (c["BN"] + 8) * 4 : 0;
+  return static_cast<uint32_t>(std::max(pipeline, partials) + 2048);
 }
 
 inline auto hgemm_tma_launch(CUdeviceptr A, CUdeviceptr B, CUdeviceptr C, int M, int N, int K, bool bf16) {
@@ -25,10 +28,11 @@ inline auto hgemm_tma_launch(CUdeviceptr A, CUdeviceptr B, CUdeviceptr C, int M,
     const CUtensorMap b = ktune::tensor_map_2d(B, type, k, std::max(N, 8), uint64_t(std::max(N, 8)) * 2, 64, 64,
                                                CU_TENSOR_MAP_SWIZZLE_128B);
     // Persistent: a block per SM (OCC per SM) walks the tiles; without a GPU (the build's
-    // host check) one per tile.
+    // host check) one per tile. Split-K (num_ctas > 1, never persistent): a cluster per tile.
     const uint32_t tiles = ktune::cdiv(M, c["BM"]) * ktune::cdiv(N, c["BN"]);
     const uint32_t resident = static_cast<uint32_t>(ktune::current_sm_count() * c["OCC"]);
-    const uint32_t blocks = c["PERSISTENT"] && resident ? std::min(tiles, resident) : tiles;
+    const uint32_t blocks = c["PERSISTENT"] && resident ? std::min(tiles, resident)
+                                                        : tiles * static_cast<uint32_t>(c["num_ctas"]);
     return ktune::Launch{.grid = {blocks},
                          .block = {static_cast<uint32_t>((c["CONSUMERS"] + 1) * 128)},
                          .shared_bytes = hgemm_tma_shared_bytes(c),
