@@ -53,7 +53,10 @@ for k in "$@"; do
   if ! TUNE_ARGS="${FIRST_KEY_ARGS:---strategy=genetic --budget=4 --seed=1}" timeout 150 bash -c \
     "tune $k /tmp/first_key_db_$k --key '$key' --summary-out /tmp/first_key_$k.json"; then
     echo "the first key of $k failed or hung: $k is not tuned"
-  elif ! python3 -c "import json,sys; k=json.load(open(sys.argv[1]))['keys'][0]; sys.exit(0 if k['best_ms'] > 0 else 1)" \
+    continue
+  fi
+  cp /tmp/first_key_db_$k/*.json "$out/first_key_db_$k.json" 2>/dev/null  # its DB: every config measured, with its status
+  if ! python3 -c "import json,sys; k=json.load(open(sys.argv[1]))['keys'][0]; sys.exit(0 if k['best_ms'] > 0 else 1)" \
     "/tmp/first_key_$k.json"; then
     echo "no config of the first key of $k ran correctly: $k is not tuned"
   else
