@@ -1133,7 +1133,8 @@ TEST_F(TunerTest, APriorMeasuredBeforeAParameterWasAddedTakesTheDefaultsValue) {
     const std::vector<int64_t> values = {t};
     db.record(other, "N=1000", ktune::config_id(names, values), json{{"TIME", t}}, meas);
   }
-  const ktune::TunePrior p = ktune::tune_prior(m, ktune::prior_documents(m, {dir}), ktune::Fingerprint{}, {{"N", 1000}});
+  const ktune::TunePrior p =
+      ktune::tune_prior(m, ktune::prior_documents(m, {dir}), ktune::Fingerprint{}, {{"N", 1000}});
   ASSERT_EQ(p.configs.size(), 2u);
   EXPECT_EQ(m.configs[p.configs[0]].values, (std::vector<int64_t>{1, 3}));
   EXPECT_EQ(m.configs[p.configs[1]].values, (std::vector<int64_t>{1, 7}));
