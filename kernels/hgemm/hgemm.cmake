@@ -49,8 +49,8 @@ set(_hgemm_wgmma_default "BM=128 BN=128 WARPGROUPS=2 STAGES=4 GROUP_M=8 OCC=1 nu
 # run) the tuned TMA kernel reached 88.1 % (f16) and 87.9 % (bf16) of cuBLAS at 4096^3, where
 # hgemm_wgmma reached 75 % (the space's optimum, measured whole: 0.1985 ms, within 0.1 % of
 # the tuned config; benchmarks/recordings/hgemm_tma_f16_H100), and with split-K 97.7 % /
-# 91.6 % at M=128 N=4096 K=8192 (hgemm_wgmma 82 % / 81 %); on the other keys it is up to 7 %
-# slower than hgemm_wgmma or level.
+# 91.6 % at M=128 N=4096 K=8192 (hgemm_wgmma 82 % / 81 %); on the other keys it is level with
+# hgemm_wgmma or slower, by up to 11 % (1024^3 f16: 0.0111 against 0.0100 ms).
 # Tried and not kept: TMA multicast of B in a cluster of two blocks on tiles on top of each
 # other (commit 6fa759d). Every config was correct but slower: on 16 pairs at 4096^3 on an
 # H100, 1.5-2.7x the same config without it (0.2040 against 0.3160 ms at the DEFAULT's tile),
