@@ -47,8 +47,8 @@ set(_hgemm_wgmma_default "BM=128 BN=128 WARPGROUPS=2 STAGES=4 GROUP_M=8 OCC=1 nu
 
 # On an H100 (scripts/gpu-kernel.sh, 2026-12-07; bench_examples, against cuBLAS in the same
 # run) the tuned TMA kernel reached 88.1 % (f16) and 87.9 % (bf16) of cuBLAS at 4096^3, where
-# hgemm_wgmma reached 75 % (the space's optimum, measured whole: 0.1985 ms, within 0.1 % of
-# the tuned config; benchmarks/recordings/hgemm_tma_f16_H100), and with split-K 97.7 % /
+# hgemm_wgmma reached 75 % (the f16 space measured whole has its optimum there at 0.1985 ms,
+# within 0.1 % of the tuned config: benchmarks/recordings/hgemm_tma_f16_H100), and with split-K 97.7 % /
 # 91.6 % at M=128 N=4096 K=8192 (hgemm_wgmma 82 % / 81 %); on the other keys it is level with
 # hgemm_wgmma or slower, by up to 11 % (1024^3 f16: 0.0111 against 0.0100 ms).
 # Tried and not kept: TMA multicast of B in a cluster of two blocks on tiles on top of each
