@@ -52,7 +52,7 @@ set(_hgemm_wgmma_default "BM=128 BN=128 WARPGROUPS=2 STAGES=4 GROUP_M=8 OCC=1 nu
 # 91.6 % at M=128 N=4096 K=8192 (hgemm_wgmma 82 % / 81 %); on the other keys it is level with
 # hgemm_wgmma or slower, by up to 11 % (1024^3 f16: 0.0111 against 0.0100 ms).
 # Tried and not kept: TMA multicast of B in a cluster of two blocks on tiles on top of each
-# other (commit 6fa759d). Every config was correct but slower: on 16 pairs at 4096^3 on an
+# other (commit 6fa759d). Every config was correct but slower: on 17 pairs at 4096^3 on an
 # H100, 1.5-2.7x the same config without it (0.2040 against 0.3160 ms at the DEFAULT's tile),
 # and at M=1000 N=1032 K=1000 the best of 9 with it was 1.5x the best without (0.0236 against
 # 0.0157 ms).
