@@ -41,16 +41,18 @@ tune() {
 export -f tune
 export b root=$PWD
 # The first key of each kernel alone (FIRST_KEY: another key, e.g. "M=128 N=4096 K=8192"),
-# searched by FIRST_KEY_ARGS (default: genetic, budget 4), FIRST_KEY_SECONDS (150) at most: a
-# kernel that hangs or never runs correctly is left out of the tuning below instead of costing the call config
-# by config.
+# searched by FIRST_KEY_ARGS (default: genetic, budget 4), FIRST_KEY_SECONDS (150) at most:
+# a kernel that hangs or never runs correctly is left out of the tuning below instead of
+# costing the call config by config.
+first_args=${FIRST_KEY_ARGS:---strategy=genetic --budget=4 --seed=1}
+first_seconds=${FIRST_KEY_SECONDS:-150}
 kernels=()
 for k in "$@"; do
-  step "first key of $k, alone (${FIRST_KEY_SECONDS:-150} s at most)"
+  step "first key of $k, alone ($first_seconds s at most)"
   key=${FIRST_KEY:-$(python3 -c "import json,sys; print(' '.join(f'{n}={v}' for n, v in json.load(open(sys.argv[1]))['keys'][0].items()))" \
     "$b/_ktune/$k/manifest.json")}
   rm -rf "/tmp/first_key_db_$k"
-  if ! TUNE_ARGS="${FIRST_KEY_ARGS:---strategy=genetic --budget=4 --seed=1}" timeout "${FIRST_KEY_SECONDS:-150}" bash -c \
+  if ! TUNE_ARGS="$first_args" timeout "$first_seconds" bash -c \
     "tune $k /tmp/first_key_db_$k --key '$key' --summary-out /tmp/first_key_$k.json"; then
     echo "the first key of $k failed or hung: $k is not tuned"
     continue
