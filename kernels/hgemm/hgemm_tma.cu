@@ -6,7 +6,9 @@
 // store this one. Or the blocks of a thread block cluster may split K: each multiplies a
 // range of K for the same tile, and the partial sums meet in distributed shared memory
 // (split-K without a workspace in global memory or a second kernel), for shapes with too
-// few tiles to fill the GPU. Same problem contract as hgemm.cu (row-major A M×K, B K×N, C M×N,
+// few tiles to fill the GPU. Or a cluster of two blocks may take two tiles on top of each
+// other and share their B tile: each block loads half of it and TMA multicasts it into both,
+// halving what B costs the L2. Same problem contract as hgemm.cu (row-major A M×K, B K×N, C M×N,
 // K % 8 == 0, N % 8 == 0, 16-byte aligned; M free; C in the inputs' type).
 //
 // One source, two kernels: HGEMM_BF16=0 defines hgemm_tma_f16, HGEMM_BF16=1 hgemm_tma_bf16.
@@ -21,16 +23,19 @@
 //   STAGES       shared-memory buffers (2..8)
 //   GROUP_M      tile rasterisation, as in hgemm.cu
 //   OCC          minimum resident blocks per SM (__launch_bounds__)
-//   PERSISTENT   1: the launcher starts min(tiles, SMs * OCC) blocks; 0: one per tile
-//   num_ctas     blocks of a cluster (1, 2, 4 or 8) that split K of one tile, set by the
-//                launcher; more than 1 takes PERSISTENT=0 and PINGPONG=0 (the partial sums
-//                reuse the pipeline's buffers, which a persistent block refills)
+//   PERSISTENT   1: blocks walk the tiles, as many as fit the SMs (OCC each); 0: one per tile
+//   num_ctas     blocks of a thread block cluster (1, 2, 4 or 8), set by the launcher
+//   MULTICAST    0: the cluster's blocks split K of one tile (PERSISTENT=0 and PINGPONG=0:
+//                the partial sums reuse the pipeline's buffers, which a persistent block
+//                refills). 1 (num_ctas = 2, BN >= 128, PINGPONG=0): the two blocks take tiles
+//                m and m + 1 of one column of tiles and share B through TMA multicast
 // Launch (hgemm_tma_launch.hpp): TMA descriptors of A (boxes of BM rows × 64) and B (boxes
 // of 64 k-rows × 64 columns), both with the 128-byte swizzle; (CONSUMERS + 1) * 128 threads;
-// grid: the tiles times num_ctas (PERSISTENT=0) or min(tiles, SMs * OCC) (PERSISTENT=1),
-// clusters of num_ctas along x; the larger of the pipeline's STAGES * (BM + BN) * 128 bytes
-// and, with num_ctas > 1, the partial sums' BM * (BN + 8) * 4 bytes, plus 2048, of dynamic
-// shared memory (1024 to align the swizzle atoms, the rest for the barriers).
+// grid: clusters of num_ctas blocks along x, one per unit of work (a tile; with MULTICAST a
+// pair of tiles) or, PERSISTENT=1, min(units, SMs * OCC / num_ctas) of them; dynamic shared
+// memory: the larger of the pipeline's STAGES * (BM + BN) * 128 bytes and, when the cluster
+// splits K, the partial sums' BM * (BN + 8) * 4 bytes, plus 2048 (1024 to align the swizzle
+// atoms, the rest for the barriers).
 //
 // Shared layouts are the ones hgemm_wgmma.cu writes with cp.async, here written by TMA's
 // 128-byte swizzle (16-byte chunk c of row r at chunk c ^ (r % 8), 8 rows an atom of 1024 bytes):
@@ -70,7 +75,10 @@
 #error "PERSISTENT (0 or 1, read by the launcher) must be defined, e.g. -DPERSISTENT=1"
 #endif
 #ifndef num_ctas
-#error "num_ctas (blocks of a cluster that split K: 1, 2, 4 or 8) must be defined, e.g. -Dnum_ctas=1"
+#error "num_ctas (blocks of a thread block cluster: 1, 2, 4 or 8) must be defined, e.g. -Dnum_ctas=1"
+#endif
+#ifndef MULTICAST
+#error "MULTICAST (0: a cluster splits K, 1: two blocks share B) must be defined, e.g. -DMULTICAST=0"
 #endif
 
 #if HGEMM_BF16
@@ -105,7 +113,9 @@ constexpr uint32_t kBStageBytes = BK * BN * 2;
 constexpr uint32_t kStageBytes = kAStageBytes + kBStageBytes;
 // Split-K: a block's partial sums, fp32 rows of BN padded by 8 floats (32 bytes) so that the
 // four rows a half-warp stores fall in different banks; they reuse the pipeline's buffers.
-constexpr int kSplit = num_ctas;
+constexpr int kSplit = MULTICAST ? 1 : num_ctas;
+// Multicast: blocks that share each B tile, each loading BN / 64 / kPair of its boxes.
+constexpr int kPair = MULTICAST ? 2 : 1;
 constexpr int kPartialStride = BN + 8;
 constexpr uint32_t kPartialBytes = kSplit > 1 ? BM * kPartialStride * 4 : 0;
 constexpr uint32_t kDataBytes = STAGES * kStageBytes > kPartialBytes ? STAGES * kStageBytes : kPartialBytes;
@@ -121,6 +131,8 @@ static_assert(GROUP_M >= 1, "GROUP_M is at least 1");
 static_assert(PERSISTENT == 0 || PERSISTENT == 1, "PERSISTENT is 0 or 1");
 static_assert(kSplit == 1 || kSplit == 2 || kSplit == 4 || kSplit == 8, "num_ctas is 1, 2, 4 or 8");
 static_assert(kSplit == 1 || (PERSISTENT == 0 && PINGPONG == 0), "split-K takes PERSISTENT=0 and PINGPONG=0");
+static_assert(MULTICAST == 0 || (MULTICAST == 1 && num_ctas == 2 && BN >= 128 && PINGPONG == 0),
+              "multicast takes num_ctas=2, BN >= 128 and PINGPONG=0");
 
 // mbarriers (PTX ISA, "Parallel Synchronization and Communication Instructions: mbarrier").
 __device__ __forceinline__ void mbar_init(uint32_t bar, uint32_t count) {
@@ -151,6 +163,16 @@ __device__ __forceinline__ void tma_load_2d(uint32_t dst, const CUtensorMap* map
       "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];\n" ::"r"(
           dst),
       "l"(reinterpret_cast<uint64_t>(map)), "r"(bar), "r"(col), "r"(row)
+      : "memory");
+}
+// The same copy, landing at the same offsets in the shared memory of every block of the
+// cluster in `mask`, and signalling the barrier at the same offset in each.
+__device__ __forceinline__ void tma_load_2d_multicast(uint32_t dst, const CUtensorMap* map, uint32_t bar, int col,
+                                                      int row, uint16_t mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
+      " [%0], [%1, {%3, %4}], [%2], %5;\n" ::"r"(dst),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(bar), "r"(col), "r"(row), "h"(mask)
       : "memory");
 }
 // Named barriers (1 and 2; 0 is __syncthreads') that order the ping-pong consumers' main
@@ -189,6 +211,18 @@ __device__ __forceinline__ float4 load_cluster(uint32_t addr) {
                : "memory");
   return v;
 }
+// One arrival on the barrier at this offset in block `rank` of the cluster. The default
+// (CTA-scope) release, as for a local arrival: it only says that this warp's wgmmas have
+// finished reading the stage. A cluster-scope release would first wait for the warp's
+// earlier global stores (the last tile's epilogue) on every k-step.
+__device__ __forceinline__ void mbar_arrive_cluster(uint32_t bar, uint32_t rank) {
+  asm volatile(
+      "{\n.reg .b32 remote;\n"
+      "mapa.shared::cluster.u32 remote, %0, %1;\n"
+      "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
+      "r"(rank)
+      : "memory");
+}
 // A consumers-only barrier (id 3): every wgmma of the block is done before the partial sums
 // overwrite the stages it read.
 __device__ __forceinline__ void consumers_sync() { asm volatile("bar.sync 3, %0;\n" ::"n"(CONSUMERS * 128) : "memory"); }
@@ -213,14 +247,15 @@ __device__ __forceinline__ uint64_t descriptor(uint32_t addr, uint32_t leading, 
          static_cast<uint64_t>(stride >> 4) << 32 | 1ull << 62;
 }
 
-// The origin of tile `t` in GROUP_M-row rasterisation (hgemm.cu's order).
+// The origin of tile `t` in GROUP_M-row rasterisation (hgemm.cu's order), tiles of kRows rows.
+template <int kRows>
 __device__ __forceinline__ void tile_origin(int t, int tiles_m, int tiles_n, int& m0, int& n0) {
   const int per_group = GROUP_M * tiles_n;
   const int group = t / per_group;
   const int first_m = group * GROUP_M;
   const int group_rows = min(tiles_m - first_m, GROUP_M);
   const int in_group = t - group * per_group;
-  m0 = (first_m + in_group % group_rows) * BM;
+  m0 = (first_m + in_group % group_rows) * kRows;
   n0 = (in_group / group_rows) * BN;
 }
 
@@ -267,18 +302,26 @@ HGEMM_ENTRY(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
   const int tid = threadIdx.x;
   const int warpgroup = tid / 128;
   const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
-  const int tiles = tiles_m * tiles_n;
   const int ktiles = (K + BK - 1) / BK;
+  // Units of work, one per cluster at a time: a tile or, with multicast, a pair of tiles on
+  // top of each other, of which block `rank` takes tile `rank`.
+  const int units_m = (tiles_m + kPair - 1) / kPair;
+  const int units = units_m * tiles_n;
+  const uint32_t rank = num_ctas > 1 ? cluster_rank() : 0;
+  const int first_unit = blockIdx.x / num_ctas, unit_step = gridDim.x / num_ctas;
+  auto origin = [&](int u, int& m0, int& n0) {
+    tile_origin<BM * kPair>(u, units_m, tiles_n, m0, n0);
+    if (MULTICAST) m0 += rank * BM;
+  };
   // Split-K: the cluster's blocks share a tile, block `rank` takes k-tiles [kbegin, kend).
-  const uint32_t rank = kSplit > 1 ? cluster_rank() : 0;
-  const int first_tile = blockIdx.x / kSplit, tile_step = gridDim.x / kSplit;
-  const int kbegin = rank * ktiles / kSplit, kend = (rank + 1) * ktiles / kSplit;
+  const uint32_t split_rank = kSplit > 1 ? rank : 0;
+  const int kbegin = split_rank * ktiles / kSplit, kend = (split_rank + 1) * ktiles / kSplit;
   // Split-K's end, for every thread of the block, producers included: once every block's
   // partial sums are written, block `rank` sums its rows of the tile, and no block leaves
   // while another may still read its shared memory.
   auto finish_split = [&] {
     int m0, n0;
-    tile_origin(first_tile, tiles_m, tiles_n, m0, n0);
+    origin(first_unit, m0, n0);
     cluster_sync();
     reduce_partials(base, rank, m0, n0, C, M, N);
     cluster_sync();
@@ -287,12 +330,15 @@ HGEMM_ENTRY(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
   if (tid == 0) {
     for (int s = 0; s < STAGES; ++s) {
       mbar_init(full + s * 8, 1);
-      mbar_init(empty + s * 8, kSharing * 4);  // one arrival per warp that reads the stage
+      // One arrival per warp that reads the stage, in both blocks with multicast: either's
+      // producer writes the stage in both.
+      mbar_init(empty + s * 8, kSharing * 4 * kPair);
     }
     // The barriers' initialisation, visible to the copy engine before any copy signals one.
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
   __syncthreads();
+  if constexpr (MULTICAST) cluster_sync();  // and to the other block's copies and arrivals
 
   if (warpgroup == CONSUMERS) {
     // The producer: one thread issues every copy; the rest of its warpgroup has nothing to do.
@@ -301,16 +347,33 @@ HGEMM_ENTRY(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
       asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(&b_map)) : "memory");
       int stage = 0;
       uint32_t phase = 0;
-      for (int t = first_tile; t < tiles; t += tile_step) {
+      for (int u = first_unit; u < units; u += unit_step) {
         int m0, n0;
-        tile_origin(t, tiles_m, tiles_n, m0, n0);
+        origin(u, m0, n0);
         for (int kt = kbegin; kt < kend; ++kt) {
           mbar_wait(empty + stage * 8, phase ^ 1);
           const uint32_t bar = full + stage * 8;
-          mbar_arrive_expect_tx(bar, kStageBytes);
+          mbar_arrive_expect_tx(bar, kStageBytes);  // with multicast, half of B comes from the other block
           tma_load_2d(a_stage(stage), &a_map, bar, kt * BK, m0);
 #pragma unroll
-          for (int j = 0; j < BN / 64; ++j) tma_load_2d(b_stage(stage) + j * 8192, &b_map, bar, n0 + j * 64, kt * BK);
+          for (int j = 0; j < BN / 64 / kPair; ++j) {
+            const int box = rank * (BN / 64 / kPair) * MULTICAST + j;
+            if constexpr (MULTICAST)
+              tma_load_2d_multicast(b_stage(stage) + box * 8192, &b_map, bar, n0 + box * 64, kt * BK, 0b11);
+            else
+              tma_load_2d(b_stage(stage) + box * 8192, &b_map, bar, n0 + box * 64, kt * BK);
+          }
+          if (++stage == STAGES) {
+            stage = 0;
+            phase ^= 1;
+          }
+        }
+      }
+      // Multicast: the block stays until both blocks' consumers have freed every stage, so
+      // that no arrival of the other block's consumers finds it gone.
+      if constexpr (MULTICAST) {
+        for (int s = 0; s < STAGES; ++s) {
+          mbar_wait(empty + stage * 8, phase ^ 1);
           if (++stage == STAGES) {
             stage = 0;
             phase ^= 1;
@@ -340,10 +403,18 @@ HGEMM_ENTRY(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
     phase ^= (stage / STAGES) & 1;
     stage %= STAGES;
   };
-  if (PINGPONG && warpgroup == 1) pass(first_tile < tiles ? ktiles : 0);
-  for (int t = first_tile + (PINGPONG ? warpgroup : 0) * tile_step; t < tiles; t += turn * tile_step) {
+  // A stage read, freed for the producers: this block's and, with multicast, the other's.
+  // With multicast, lanes 0 and 1 arrive at once, on this block's barrier and the other's.
+  auto release = [&](int s) {
+    if constexpr (MULTICAST)
+      mbar_arrive_cluster(empty + s * 8, rank ^ lane);
+    else
+      mbar_arrive(empty + s * 8);
+  };
+  if (PINGPONG && warpgroup == 1) pass(first_unit < units ? ktiles : 0);
+  for (int t = first_unit + (PINGPONG ? warpgroup : 0) * unit_step; t < units; t += turn * unit_step) {
     int m0, n0;
-    tile_origin(t, tiles_m, tiles_n, m0, n0);
+    origin(t, m0, n0);
     // The first wgmma overwrites the accumulators (accumulate = 0) rather than adding to
     // zeros: registers a non-wgmma instruction defines would make ptxas serialize the wgmmas.
     float acc[kMI][BN / 2];
@@ -351,7 +422,7 @@ HGEMM_ENTRY(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
     // Ping-pong: consumer 1 waits for consumer 0's main loop of the tile before (barrier 1),
     // consumer 0 for consumer 1's (barrier 2), but not before the block's first tile.
     if (PINGPONG && warpgroup == 1) order_wait<1>();
-    if (PINGPONG && warpgroup == 0 && t != first_tile) order_wait<2>();
+    if (PINGPONG && warpgroup == 0 && t != first_unit) order_wait<2>();
     for (int kt = kbegin; kt < kend; ++kt) {
       mbar_wait(full + stage * 8, phase);
 #pragma unroll
@@ -373,7 +444,7 @@ HGEMM_ENTRY(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
       wgmma_wait<1>();  // the previous stage's wgmmas are done: free its buffer
 #pragma unroll
       for (int mi = 0; mi < kMI; ++mi) fence_registers(acc[mi]);
-      if (last >= 0 && lane == 0) mbar_arrive(empty + last * 8);
+      if (last >= 0 && lane < kPair) release(last);
       last = stage;
       if (++stage == STAGES) {
         stage = 0;
@@ -381,11 +452,11 @@ HGEMM_ENTRY(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
       }
     }
     // Its waits passed, the other consumer's main loop of the next tile may start.
-    if (PINGPONG && t + tile_step < tiles) warpgroup == 0 ? order_arrive<1>() : order_arrive<2>();
+    if (PINGPONG && t + unit_step < units) warpgroup == 0 ? order_arrive<1>() : order_arrive<2>();
     wgmma_wait<0>();
 #pragma unroll
     for (int mi = 0; mi < kMI; ++mi) fence_registers(acc[mi]);
-    if (last >= 0 && lane == 0) mbar_arrive(empty + last * 8);
+    if (last >= 0 && lane < kPair) release(last);
 
     // K == 0 (or a split with no k-tiles): C = 0, and no wgmma ever wrote the accumulators.
     const bool no_k = kend == kbegin;
@@ -422,7 +493,7 @@ HGEMM_ENTRY(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ C
         }
       }
     }
-    if (PINGPONG && t + tile_step < tiles) pass(ktiles);  // the other consumer's next tile
+    if (PINGPONG && t + unit_step < units) pass(ktiles);  // the other consumer's next tile
   }
   if constexpr (kSplit > 1) finish_split();
 }

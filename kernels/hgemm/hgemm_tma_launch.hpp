@@ -9,12 +9,13 @@
 #include <cstdint>
 
 // Dynamic shared memory of a config: STAGES buffers of an A tile (BM×64) and a B tile
-// (64×BN) of 2-byte elements or, where the cluster splits K and that is larger, the block's
+// (64×BN) of 2-byte elements or, where the cluster splits K (num_ctas > 1 without
+// MULTICAST) and that is larger, the block's
 // fp32 partial sums (BM rows of BN + 8), then 1024 bytes to align the swizzle atoms and 1024
 // for the barriers. hgemm.cmake's WHERE bounds the same expression.
 inline uint32_t hgemm_tma_shared_bytes(const ktune::Config& c) {
   const int64_t pipeline = c["STAGES"] * (c["BM"] + c["BN"]) * 64 * 2;
-  const int64_t partials = c["num_ctas"] > 1 ? c["BM"] * (c["BN"] + 8) * 4 : 0;
+  const int64_t partials = c["num_ctas"] > 1 && !c["MULTICAST"] ? c["BM"] * (c["BN"] + 8) * 4 : 0;
   return static_cast<uint32_t>(std::max(pipeline, partials) + 2048);
 }
 
@@ -27,12 +28,14 @@ inline auto hgemm_tma_launch(CUdeviceptr A, CUdeviceptr B, CUdeviceptr C, int M,
                                                64, CU_TENSOR_MAP_SWIZZLE_128B);
     const CUtensorMap b = ktune::tensor_map_2d(B, type, k, std::max(N, 8), uint64_t(std::max(N, 8)) * 2, 64, 64,
                                                CU_TENSOR_MAP_SWIZZLE_128B);
-    // Persistent: a block per SM (OCC per SM) walks the tiles; without a GPU (the build's
-    // host check) one per tile. Split-K (num_ctas > 1, never persistent): a cluster per tile.
-    const uint32_t tiles = ktune::cdiv(M, c["BM"]) * ktune::cdiv(N, c["BN"]);
-    const uint32_t resident = static_cast<uint32_t>(ktune::current_sm_count() * c["OCC"]);
-    const uint32_t blocks = c["PERSISTENT"] && resident ? std::min(tiles, resident)
-                                                        : tiles * static_cast<uint32_t>(c["num_ctas"]);
+    // A cluster of num_ctas blocks per unit of work: a tile (split-K: its K shared by the
+    // cluster) or, with MULTICAST, two tiles on top of each other. Persistent: as many
+    // clusters as fit the SMs (OCC blocks each) walk the units; without a GPU (the build's
+    // host check) one per unit.
+    const uint32_t cluster = static_cast<uint32_t>(c["num_ctas"]);
+    const uint32_t units = ktune::cdiv(ktune::cdiv(M, c["BM"]), c["MULTICAST"] ? 2 : 1) * ktune::cdiv(N, c["BN"]);
+    const uint32_t resident = static_cast<uint32_t>(ktune::current_sm_count() * c["OCC"]) / cluster;
+    const uint32_t blocks = (c["PERSISTENT"] && resident ? std::min(units, resident) : units) * cluster;
     return ktune::Launch{.grid = {blocks},
                          .block = {static_cast<uint32_t>((c["CONSUMERS"] + 1) * 128)},
                          .shared_bytes = hgemm_tma_shared_bytes(c),
