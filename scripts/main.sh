@@ -17,7 +17,7 @@ if [[ -n $gpu ]]; then
   # (2026-12-07): about 325 s in all, an estimate from those parts. The compiling scales with
   # the jobs.
   echo "main: GPU ${gpu}: builds ktune, then tunes its example kernels (each search compiles and" \
-       "measures the configs it proposes, 32 to 64 a problem key: about 1,500 of their 10,677 valid" \
+       "measures the configs it proposes, 32 to 64 a problem key: about 1,500 of their 11,061 valid" \
        "configs) with ${jobs} nvcc jobs, bakes them and runs ktune-demo: about $(((325 * 16 / jobs + 59) / 60)) min"
 else
   echo "main: no GPU visible: builds ktune and its example kernels, compiling each one's DEFAULT and" \

@@ -45,17 +45,23 @@ set(_hgemm_wgmma_where
   "(BM // (64 * WARPGROUPS) * BN // 2 + 80) * WARPGROUPS * 128 * OCC <= 65536")
 set(_hgemm_wgmma_default "BM=128 BN=128 WARPGROUPS=2 STAGES=4 GROUP_M=8 OCC=1 num_ctas=1")
 
-# On an H100 (scripts/gpu-kernel.sh, 2026-12-07; bench_examples, against cuBLAS in the same
-# run) the tuned TMA kernel reached 88.1 % (f16) and 87.9 % (bf16) of cuBLAS at 4096^3, where
-# hgemm_wgmma reached 75 % (the f16 space measured whole has its optimum there at 0.1985 ms,
-# within 0.1 % of the tuned config: benchmarks/recordings/hgemm_tma_f16_H100), and with split-K 97.7 % /
-# 91.6 % at M=128 N=4096 K=8192 (hgemm_wgmma 82 % / 81 %); on the other keys it is level with
-# hgemm_wgmma or slower, by up to 11 % (1024^3 f16: 0.0111 against 0.0100 ms).
-# Tried and not kept: TMA multicast of B in a cluster of two blocks on tiles on top of each
-# other (commit 6fa759d). Every config was correct but slower: on 17 pairs at 4096^3 on an
-# H100, 1.5-2.7x the same config without it (0.2040 against 0.3160 ms at the DEFAULT's tile),
-# and at M=1000 N=1032 K=1000 the best of 9 with it was 1.5x the best without (0.0236 against
-# 0.0157 ms).
+# On an H100 (scripts/gpu-machine.sh, 2026-12-07; bench_examples, against cuBLAS in the same
+# run) the tuned TMA kernel reached 88.7 % (f16) and 88.2 % (bf16) of cuBLAS at 4096^3, where
+# hgemm_wgmma reached 75 % (the f16 space of 1128 configs before multicast, measured whole,
+# has its optimum there at 0.1985 ms: benchmarks/recordings/hgemm_tma_f16_H100), and with
+# split-K 98.5 % / 94.7 % at M=128 N=4096 K=8192 (hgemm_wgmma 82 % / 81 %); on the other keys
+# it is level with hgemm_wgmma or slower, by up to 11 % (1024^3 f16: 0.0109 against 0.0100 ms).
+# TMA multicast of B (MULTICAST=1: a cluster of two blocks on tiles on top of each other, each
+# loading half of B into both). Its first version (commit 6fa759d) released each stage to the
+# other block with a cluster-scope release (.release.cluster, which orders the warp's earlier
+# memory operations cluster-wide first): 1.5-2.7x slower than the same configs without it at
+# 4096^3 on an H100. With the default CTA-scope arrival instead (two lanes arriving at once,
+# one on each block's barrier) it is level: benchmarks/probe_configs.sh on an H100
+# (2026-12-07), 24 pairs each with and without multicast (2 consumers, OCC=1, GROUP_M=8, BN >=
+# 128, every config correct), multicast / without: 4096^3 0.89-1.11 (median 1.04; 128x128
+# tiles gain 6-11 %, the best with it 0.2018 against 0.2033 ms without), M=8192 N=256
+# 0.88-1.08, M=1000 N=1032 K=1000 1.00-1.09. The tuned configs do not use it: at 4096^3
+# GROUP_M=16 without it reached 0.2014 ms, the same L2 reuse by rasterisation.
 # The TMA space (hgemm_tma.cu): the wgmma tiles, loaded by TMA and a producer warpgroup, the
 # consumers sharing each tile or taking tiles in turn (PINGPONG), blocks persistent or not.
 # WHERE keeps what can run, and ping-pong only with persistent blocks (a block of one tile
