@@ -11,14 +11,12 @@ jobs=$((mem_gib < cores ? mem_gib : cores))
 ((jobs >= 1)) || jobs=1
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1 || true)
 if [[ -n $gpu ]]; then
-  # 252 s with 16 jobs on an H100 machine (2026-12-06): about 1,000 configs compiled and
-  # measured. hgemm_tma's two kernels, added since (64 configs a key), took 26.7 and 19.7 s to
-  # tune and 434 s of nvcc time summed over 16 jobs (about 27 s of wall) on an H100 machine
-  # (2026-12-07): about 325 s in all, an estimate from those parts. The compiling scales with
-  # the jobs.
+  # 365 s of build wall with 16 jobs on an H200 machine (scripts/gpu-machine.sh, 2026-12-07):
+  # every example tuned from a fresh build directory, 1,344 configs compiled and
+  # measured. The compiling scales with the jobs.
   echo "main: GPU ${gpu}: builds ktune, then tunes its example kernels (each search compiles and" \
-       "measures the configs it proposes, 32 to 64 a problem key: about 1,500 of their 11,061 valid" \
-       "configs) with ${jobs} nvcc jobs, bakes them and runs ktune-demo: about $(((325 * 16 / jobs + 59) / 60)) min"
+       "measures the configs it proposes, 32 to 64 a problem key: about 1,350 of their 11,061 valid" \
+       "configs) with ${jobs} nvcc jobs, bakes them and runs ktune-demo: about $(((365 * 16 / jobs + 59) / 60)) min"
 else
   echo "main: no GPU visible: builds ktune and its example kernels, compiling each one's DEFAULT and" \
        "the winners its shipped DBs name (tens of configs) with ${jobs} nvcc jobs; nothing is tuned" \
