@@ -31,4 +31,6 @@ echo "probe: $valid configs of $kernel at $key where $where"
 rm -rf "$db"
 (cd "$build/kernels" && "$tuner" --manifest "$probe" --db-dir "$db" --key "$key" --strategy exhaustive \
   --compile-jobs "$jobs" --worker-log "$dir/probe_worker.log")
+# Without a GPU the tuner says so and measures nothing.
+compgen -G "$db/*.json" >/dev/null || { echo "probe_configs: nothing was measured (no GPU?)" >&2; exit 1; }
 "$build/bin/ktune" show "$db" --top "$valid"
