@@ -58,10 +58,13 @@ set(_hgemm_wgmma_default "BM=128 BN=128 WARPGROUPS=2 STAGES=4 GROUP_M=8 OCC=1 nu
 # 4096^3 on an H100. With the default CTA-scope arrival instead (two lanes arriving at once,
 # one on each block's barrier) it is level: benchmarks/probe_configs.sh on an H100
 # (2026-12-07), 24 pairs each with and without multicast (2 consumers, OCC=1, GROUP_M=8, BN >=
-# 128, every config correct), multicast / without: 4096^3 0.89-1.11 (median 1.04; 128x128
-# tiles gain 6-11 %, the best with it 0.2018 against 0.2033 ms without), M=8192 N=256
-# 0.88-1.08, M=1000 N=1032 K=1000 1.00-1.09. The tuned configs do not use it: at 4096^3
-# GROUP_M=16 without it reached 0.2014 ms, the same L2 reuse by rasterisation.
+# 128, every config correct), multicast / without: 4096^3 0.89-1.11 (median 1.04: 128x128
+# tiles with 6 or 7 stages gain 4-11 %, likely where a deep pipeline hides the two blocks'
+# lockstep; with 2 or 3 stages it costs up to 11 %; the best with it 0.2018 against 0.2033 ms
+# without), M=8192 N=256 0.88-1.08, M=1000 N=1032 K=1000 1.00-1.09. The H100's tuned configs
+# do not use it (at 4096^3 GROUP_M=16 without it reached 0.2014 ms, the same L2 reuse by
+# rasterisation); the H200's bf16 tune picked it at 4096^3, 0.6 % ahead of the best config
+# without it.
 # The TMA space (hgemm_tma.cu): the wgmma tiles, loaded by TMA and a producer warpgroup, the
 # consumers sharing each tile or taking tiles in turn (PINGPONG), blocks persistent or not.
 # WHERE keeps what can run, and ping-pong only with persistent blocks (a block of one tile
