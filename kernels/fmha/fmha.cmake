@@ -56,25 +56,30 @@ _fmha_add_kernel(128 ${_fmha_keys_128})
 # fmha's (bench_examples) on 9 of the 11 keys and level on two causal ones (d128 BH=32
 # S=2048: 0.218 against 0.209 ms; d64 BH=32 S=2048: 0.172 against 0.115 ms; d128 BH=32
 # S=2048 causal: 0.147 against 0.149 ms).
-# Tried and not kept: FA3's overlap of tile j's S and softmax with tile j-1's P V as a
-# tunable (ptxas serialized the wgmmas, C7513), 4-13 % slower on every key.
+# PIPELINE=1 is FA3's overlap of tile j's S and softmax with tile j-1's P V. Its first
+# version (commit b54c95c) ran 4-13 % slower on every key of an H100: ptxas serialized its
+# wgmmas (C7513), because the softmax scaled S in S's registers and P was copied from one
+# buffer to the other, and the scheduler moved those writes between the start and the end of
+# a wgmma stage that reads them. Now the softmax only reads S and P is double-buffered;
+# ptxas reports no C7513 for any config of the space. Not yet run on a GPU.
 option(KTUNE_EXAMPLE_FMHA_WGMMA "Declare the example kernels fmha_wgmma_d64 and fmha_wgmma_d128 (slower than fmha so far)" OFF)
 
 # fmha_wgmma (fmha_wgmma.cu): wgmma with TMA loads from a producer warp, 64 query rows per
 # consumer warpgroup. WHERE keeps what can run: the shared memory (+2 KiB: alignment and
 # barriers) within a block's 227 KiB and OCC blocks within the SM's 228 KiB, and registers:
-# S's and O's accumulators and about 40 more a thread ((TILE_N + D) / 2 + 40; ptxas:
-# 103 to 178), within what ptxas gives a thread when each of the SM's four register files
-# (16,384 registers) holds a quarter of the resident warps, rounded up.
+# S's and O's accumulators, with PIPELINE a second P and a few more, and about 40 more a
+# thread ((TILE_N + D) / 2 + PIPELINE * (TILE_N / 4 + 12) + 40; ptxas: 102 to 255, no spills),
+# within what ptxas gives a thread when each of the SM's four register files (16,384
+# registers) holds a quarter of the resident warps, rounded up.
 function(_fmha_wgmma_add_kernel D)
   set(smem "(CONSUMERS * 64 + 2 * STAGES * TILE_N) * ${D} * 2 + 2048")
   ktune_add_kernel(fmha_wgmma_d${D}
     SOURCE  ${CMAKE_CURRENT_LIST_DIR}/fmha_wgmma.cu
-    PARAMS  "CONSUMERS=1..3" "TILE_N=64,128" "STAGES=2..4" "OCC=1,2"
+    PARAMS  "CONSUMERS=1..3" "TILE_N=64,128" "STAGES=2..4" "OCC=1,2" "PIPELINE=0,1"
     WHERE   "${smem} <= 232448"
             "OCC * (${smem} + 1024) <= 233472"
-            "((TILE_N + ${D}) // 2 + 40) * (((4 * CONSUMERS + 1) * OCC + 3) // 4) <= 512"
-    DEFAULT "CONSUMERS=2 TILE_N=128 STAGES=2 OCC=1"
+            "((TILE_N + ${D}) // 2 + PIPELINE * (TILE_N // 4 + 12) + 40) * (((4 * CONSUMERS + 1) * OCC + 3) // 4) <= 512"
+    DEFAULT "CONSUMERS=2 TILE_N=128 STAGES=2 OCC=1 PIPELINE=0"
     FLAGS   -DHEAD_DIM=${D} -O3 -lineinfo
     ARCH    90a
     ENTRY   fmha_wgmma_d${D}

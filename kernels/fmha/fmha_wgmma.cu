@@ -17,6 +17,8 @@
 //   TILE_N     keys per step (64 or 128: the N of S's wgmma)
 //   STAGES     K/V tiles in flight (2..4)
 //   OCC        minimum resident blocks per SM (__launch_bounds__)
+//   PIPELINE   0: S, softmax and P V of a tile in turn, each waited for; 1: tile j's S is
+//              issued with tile j-1's P V, and its softmax runs while that P V does
 // Launch (fmha_wgmma_launch.hpp): TMA descriptors of Q (boxes of CONSUMERS * 64 rows × 64
 // columns), K and V (TILE_N rows × 64 columns), all with the 128-byte swizzle, over the
 // [BH * S, D] arrays; grid (ceil(S / (CONSUMERS * 64)), BH); CONSUMERS * 128 + 32 threads;
@@ -48,6 +50,9 @@
 #endif
 #ifndef OCC
 #error "OCC (minimum blocks per SM) must be defined, e.g. -DOCC=1"
+#endif
+#ifndef PIPELINE
+#error "PIPELINE (1: a tile's scores overlap the previous tile's P V) must be defined, e.g. -DPIPELINE=1"
 #endif
 
 #include "fmha_wgmma_ops.cuh"
@@ -100,7 +105,10 @@ __device__ __forceinline__ void tma_load_2d(uint32_t dst, const CUtensorMap* map
 }
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
-__device__ __forceinline__ void wgmma_wait_all() { asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory"); }
+template <int kPending>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(kPending) : "memory");
+}
 // Keeps the compiler from moving accumulator reads or writes across the asynchronous wgmmas.
 template <int kN>
 __device__ __forceinline__ void fence_registers(float (&d)[kN]) {
@@ -188,27 +196,34 @@ FMHA_ENTRY(const __grid_constant__ CUtensorMap q_map, const __grid_constant__ CU
   float row_max[2] = {-INFINITY, -INFINITY};
   float row_sum[2] = {0.f, 0.f};  // this thread's part; the quad's are added at the end
 
-  mbar_wait(q_full, 0);
-  int stage = 0;
-  uint32_t phase = 0;
-  for (int j = 0; j < ntiles; ++j) {
-    mbar_wait(full + stage * 8, phase);
-    // S = Q K^T: k16 steps over D; within a box a step moves 32 bytes along the swizzled row.
-    float s[TILE_N / 2];
+  // S = Q K^T of the tile in `stage`, issued and committed (the caller waits): k16 steps
+  // over D; within a box a step moves 32 bytes along the swizzled row.
+  auto issue_s = [&](float (&sc)[TILE_N / 2], int stage) {
+    wgmma_fence();
+    auto a = [&](int kk) {
+      return descriptor(q_tile + (kk / 4) * TILE_M * 128 + wg * 64 * 128 + (kk % 4) * 32, 16, 1024);
+    };
+    auto b = [&](int kk) { return descriptor(k_tile(stage) + (kk / 4) * TILE_N * 128 + (kk % 4) * 32, 16, 1024); };
+    wgmma_qk<TILE_N, 0>(sc, a(0), b(0));
+#pragma unroll
+    for (int kk = 1; kk < D / 16; ++kk) wgmma_qk<TILE_N, 1>(sc, a(kk), b(kk));
+    wgmma_commit();
+  };
+  // O += P V of the tile in `stage`, issued and committed: k16 steps over the tile's keys,
+  // 16 k-rows (2048 bytes) each; along D the boxes are TILE_N * 128 bytes apart. The caller
+  // fences O's registers first, before any wgmma it has in flight: ptxas serializes the
+  // wgmmas when a register they read is defined while one runs.
+  auto issue_pv = [&](const uint32_t (&pc)[TILE_N / 16][4], int stage) {
     wgmma_fence();
 #pragma unroll
-    for (int kk = 0; kk < D / 16; ++kk) {
-      const uint32_t box = kk / 4, within = (kk % 4) * 32;
-      const uint64_t a = descriptor(q_tile + box * TILE_M * 128 + wg * 64 * 128 + within, 16, 1024);
-      const uint64_t b = descriptor(k_tile(stage) + box * TILE_N * 128 + within, 16, 1024);
-      wgmma_qk<TILE_N>(s, a, b, kk > 0);
-    }
+    for (int kk = 0; kk < TILE_N / 16; ++kk)
+      wgmma_pv<D>(o, pc[kk], descriptor(v_tile(stage) + kk * 2048, TILE_N * 128, 1024), 1);
     wgmma_commit();
-    wgmma_wait_all();
-    fence_registers(s);
-
-    // Online softmax over this tile's keys; masked keys (past S, or after the row under the
-    // causal mask) are -inf.
+  };
+  // The online softmax of tile j's scores: masked keys (past S, or after the row under the
+  // causal mask) are -inf; P packed as the A fragments of the k16 steps over the tile's
+  // keys; `correction` rescales what O and the row sums hold to the new row maxima.
+  auto softmax = [&](float (&sc)[TILE_N / 2], int j, uint32_t (&pc)[TILE_N / 16][4], float (&correction)[2]) {
     const int key0 = j * TILE_N + 2 * (lane & 3);
     float tile_max[2] = {-INFINITY, -INFINITY};
 #pragma unroll
@@ -217,11 +232,16 @@ FMHA_ENTRY(const __grid_constant__ CUtensorMap q_map, const __grid_constant__ CU
       for (int e = 0; e < 4; ++e) {
         const int key = key0 + jj * 8 + (e & 1), row = row0 + (e >> 1) * 8;
         const bool masked = key >= S || (causal && key > row);
-        float& x = s[4 * jj + e];
+#if PIPELINE
+        // S's registers are not written while the P V wgmma is in flight (ptxas would
+        // serialize the wgmmas, C7513): the exponentials below scale and mask again.
+        tile_max[e >> 1] = fmaxf(tile_max[e >> 1], masked ? -INFINITY : sc[4 * jj + e] * scale);
+#else
+        float& x = sc[4 * jj + e];
         x = masked ? -INFINITY : x * scale;
         tile_max[e >> 1] = fmaxf(tile_max[e >> 1], x);
+#endif
       }
-    float correction[2];
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       tile_max[h] = fmaxf(tile_max[h], __shfl_xor_sync(0xffffffffu, tile_max[h], 1));
@@ -232,20 +252,26 @@ FMHA_ENTRY(const __grid_constant__ CUtensorMap q_map, const __grid_constant__ CU
       row_max[h] = new_max;
       row_sum[h] *= correction[h];
     }
-    // P, packed as the A fragments of the k16 steps over this tile's keys.
-    uint32_t p[TILE_N / 16][4];
 #pragma unroll
     for (int jj = 0; jj < TILE_N / 8; ++jj) {
       float e4[4];
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
         const float m = row_max[e >> 1];
-        e4[e] = m == -INFINITY ? 0.f : exp2f(s[4 * jj + e] - m);
+#if PIPELINE
+        const int key = key0 + jj * 8 + (e & 1), row = row0 + (e >> 1) * 8;
+        const bool masked = key >= S || (causal && key > row);
+        e4[e] = m == -INFINITY || masked ? 0.f : exp2f(sc[4 * jj + e] * scale - m);
+#else
+        e4[e] = m == -INFINITY ? 0.f : exp2f(sc[4 * jj + e] - m);
+#endif
         row_sum[e >> 1] += e4[e];
       }
-      p[jj / 2][(jj % 2) * 2 + 0] = pack_half2(e4[0], e4[1]);
-      p[jj / 2][(jj % 2) * 2 + 1] = pack_half2(e4[2], e4[3]);
+      pc[jj / 2][(jj % 2) * 2 + 0] = pack_half2(e4[0], e4[1]);
+      pc[jj / 2][(jj % 2) * 2 + 1] = pack_half2(e4[2], e4[3]);
     }
+  };
+  auto rescale = [&](const float (&correction)[2]) {
 #pragma unroll
     for (int jj = 0; jj < D / 8; ++jj) {
       o[4 * jj + 0] *= correction[0];
@@ -253,23 +279,87 @@ FMHA_ENTRY(const __grid_constant__ CUtensorMap q_map, const __grid_constant__ CU
       o[4 * jj + 2] *= correction[1];
       o[4 * jj + 3] *= correction[1];
     }
-
-    // O += P V: k16 steps over the tile's keys, 16 k-rows (2048 bytes) each; along D the
-    // boxes are TILE_N * 128 bytes apart.
-    fence_registers(o);
-    wgmma_fence();
-#pragma unroll
-    for (int kk = 0; kk < TILE_N / 16; ++kk)
-      wgmma_pv<D>(o, p[kk], descriptor(v_tile(stage) + kk * 2048, TILE_N * 128, 1024), 1);
-    wgmma_commit();
-    wgmma_wait_all();
-    fence_registers(o);
+  };
+  auto release = [&](int stage) {
     if (lane == 0) mbar_arrive(empty + stage * 8);
+  };
+
+  mbar_wait(q_full, 0);
+  int stage = 0;
+  uint32_t phase = 0;
+  auto advance = [&] {
     if (++stage == STAGES) {
       stage = 0;
       phase ^= 1;
     }
+  };
+  float sc[TILE_N / 2];
+  uint32_t pc[TILE_N / 16][4];
+  float correction[2];
+#if PIPELINE
+  // Tile j's scores are multiplied while tile j-1's P V runs, and its softmax overlaps
+  // that P V on the tensor cores; O is rescaled once that P V is done.
+  if (ntiles > 0) {
+    mbar_wait(full + stage * 8, phase);
+    issue_s(sc, stage);
+    wgmma_wait<0>();
+    fence_registers(sc);
+    softmax(sc, 0, pc, correction);
   }
+  // P double-buffered: tile j's softmax writes the buffer the next P V reads, while tile j-1's
+  // P V reads the other; a copy between them would be moved by the scheduler into the next
+  // stage, where it defines a register a wgmma in flight reads, and ptxas would serialize.
+  uint32_t pd[TILE_N / 16][4];
+  auto step = [&](int j, const uint32_t (&pin)[TILE_N / 16][4], uint32_t (&pout)[TILE_N / 16][4]) {
+    const int previous = stage;
+    advance();
+    mbar_wait(full + stage * 8, phase);
+    fence_registers(o);
+    issue_s(sc, stage);
+    issue_pv(pin, previous);
+    wgmma_wait<1>();  // S of tile j done; P V of tile j-1 may still run
+    fence_registers(sc);
+    float next_correction[2];
+    softmax(sc, j, pout, next_correction);
+    wgmma_wait<0>();
+    fence_registers(o);
+    release(previous);
+    rescale(next_correction);
+  };
+  int j = 1;
+  for (; j + 1 < ntiles; j += 2) {
+    step(j, pc, pd);
+    step(j + 1, pd, pc);
+  }
+  const bool in_d = j < ntiles;
+  if (in_d) step(j, pc, pd);
+  if (ntiles > 0) {
+    fence_registers(o);
+    if (in_d)
+      issue_pv(pd, stage);
+    else
+      issue_pv(pc, stage);
+    wgmma_wait<0>();
+    fence_registers(o);
+    release(stage);
+  }
+#else
+  // Each tile in turn: S, its softmax, then P V, each waited for.
+  for (int j = 0; j < ntiles; ++j) {
+    mbar_wait(full + stage * 8, phase);
+    issue_s(sc, stage);
+    wgmma_wait<0>();
+    fence_registers(sc);
+    softmax(sc, j, pc, correction);
+    rescale(correction);
+    fence_registers(o);
+    issue_pv(pc, stage);
+    wgmma_wait<0>();
+    fence_registers(o);
+    release(stage);
+    advance();
+  }
+#endif
 
   // O = the weighted sum over the row's total weight; rows past S are not written.
 #pragma unroll
