@@ -70,16 +70,21 @@ option(KTUNE_EXAMPLE_FMHA_WGMMA "Declare the example kernels fmha_wgmma_d64 and 
 # S's and O's accumulators, with PIPELINE a second P and a few more, and about 40 more a
 # thread ((TILE_N + D) / 2 + PIPELINE * (TILE_N / 4 + 12) + 40; ptxas: 102 to 255, no spills),
 # within what ptxas gives a thread when each of the SM's four register files (16,384
-# registers) holds a quarter of the resident warps, rounded up.
+# registers) holds a quarter of the resident warps, rounded up; with SPLIT_REGS (a producer
+# warpgroup that lowers its registers with setmaxnreg, OCC 1), within what a consumer's
+# thread is raised to: 240 with 2 consumers, 160 with 3. That lets d128 run FlashAttention-3's
+# tile (128 query rows in 2 consumers, TILE_N 128, PIPELINE), which spills at 168.
 function(_fmha_wgmma_add_kernel D)
   set(smem "(CONSUMERS * 64 + 2 * STAGES * TILE_N) * ${D} * 2 + 2048")
+  set(regs "((TILE_N + ${D}) // 2 + PIPELINE * (TILE_N // 4 + 12) + 40)")
   ktune_add_kernel(fmha_wgmma_d${D}
     SOURCE  ${CMAKE_CURRENT_LIST_DIR}/fmha_wgmma.cu
-    PARAMS  "CONSUMERS=1..3" "TILE_N=64,128" "STAGES=2..4" "OCC=1,2" "PIPELINE=0,1"
+    PARAMS  "CONSUMERS=1..3" "TILE_N=64,128" "STAGES=2..4" "OCC=1,2" "PIPELINE=0,1" "SPLIT_REGS=0,1"
     WHERE   "${smem} <= 232448"
             "OCC * (${smem} + 1024) <= 233472"
-            "((TILE_N + ${D}) // 2 + PIPELINE * (TILE_N // 4 + 12) + 40) * (((4 * CONSUMERS + 1) * OCC + 3) // 4) <= 512"
-    DEFAULT "CONSUMERS=2 TILE_N=128 STAGES=2 OCC=1 PIPELINE=0"
+            "SPLIT_REGS == 1 or ${regs} * (((4 * CONSUMERS + 1) * OCC + 3) // 4) <= 512"
+            "SPLIT_REGS == 0 or (CONSUMERS >= 2 and OCC == 1 and ${regs} <= 240 - 80 * (CONSUMERS - 2))"
+    DEFAULT "CONSUMERS=2 TILE_N=128 STAGES=2 OCC=1 PIPELINE=0 SPLIT_REGS=0"
     FLAGS   -DHEAD_DIM=${D} -O3 -lineinfo
     ARCH    90a
     ENTRY   fmha_wgmma_d${D}

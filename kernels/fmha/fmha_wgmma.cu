@@ -19,9 +19,14 @@
 //   OCC        minimum resident blocks per SM (__launch_bounds__)
 //   PIPELINE   0: S, softmax and P V of a tile in turn, each waited for; 1: tile j's S is
 //              issued with tile j-1's P V, and its softmax runs while that P V does
+//   SPLIT_REGS 0: the producer is one warp; 1: a whole warpgroup, which hands registers
+//              to the consumers (setmaxnreg: 24 or 32 left to it, 240 or 160 to each
+//              consumer thread with 2 or 3 consumers), where launch bounds alone give every
+//              thread of 9 or 13 warps 168 or 128
 // Launch (fmha_wgmma_launch.hpp): TMA descriptors of Q (boxes of CONSUMERS * 64 rows × 64
 // columns), K and V (TILE_N rows × 64 columns), all with the 128-byte swizzle, over the
-// [BH * S, D] arrays; grid (ceil(S / (CONSUMERS * 64)), BH); CONSUMERS * 128 + 32 threads;
+// [BH * S, D] arrays; grid (ceil(S / (CONSUMERS * 64)), BH); CONSUMERS * 128 + 32 threads
+// (+ 128 with SPLIT_REGS);
 // (CONSUMERS * 64 + 2 * STAGES * TILE_N) * HEAD_DIM * 2 + 2048 bytes of dynamic shared memory.
 // Arguments: (q_map, k_map, v_map, __half* O, int S, int causal).
 //
@@ -55,6 +60,10 @@
 #error "PIPELINE (1: a tile's scores overlap the previous tile's P V) must be defined, e.g. -DPIPELINE=1"
 #endif
 
+#ifndef SPLIT_REGS
+#error "SPLIT_REGS (1: a producer warpgroup gives its registers to the consumers) must be defined, e.g. -DSPLIT_REGS=0"
+#endif
+
 #include "fmha_wgmma_ops.cuh"
 
 #define FMHA_CAT2(a, b) a##b
@@ -65,7 +74,11 @@ namespace {
 
 constexpr int D = HEAD_DIM;
 constexpr int TILE_M = CONSUMERS * 64;
-constexpr int kThreads = CONSUMERS * 128 + 32;
+constexpr int kThreads = CONSUMERS * 128 + (SPLIT_REGS ? 128 : 32);
+// With SPLIT_REGS, registers a thread of the producer warpgroup keeps and a consumer's
+// thread gets; the block's 65,536 at most (FlashAttention-3's split).
+constexpr int kProducerRegs = CONSUMERS == 2 ? 24 : 32;
+constexpr int kConsumerRegs = CONSUMERS == 2 ? 240 : 160;
 constexpr int kBoxes = D / 64;  // 64-column boxes of a row
 constexpr uint32_t kQBytes = TILE_M * D * 2;
 constexpr uint32_t kKVBytes = TILE_N * D * 2;  // one of K or V
@@ -74,6 +87,8 @@ static_assert(D == 64 || D == 128, "HEAD_DIM is 64 or 128");
 static_assert(CONSUMERS >= 1 && CONSUMERS <= 3, "CONSUMERS is 1..3");
 static_assert(TILE_N == 64 || TILE_N == 128, "TILE_N is 64 or 128");
 static_assert(STAGES >= 2 && STAGES <= 4, "STAGES is 2..4");
+static_assert(!SPLIT_REGS || (CONSUMERS >= 2 && OCC == 1), "SPLIT_REGS needs 2 or 3 consumers and OCC 1");
+static_assert(!SPLIT_REGS || kProducerRegs * 128 + kConsumerRegs * CONSUMERS * 128 <= 65536, "over the SM's registers");
 
 __device__ __forceinline__ void mbar_init(uint32_t bar, uint32_t count) {
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
@@ -102,6 +117,15 @@ __device__ __forceinline__ void tma_load_2d(uint32_t dst, const CUtensorMap* map
           dst),
       "l"(reinterpret_cast<uint64_t>(map)), "r"(bar), "r"(col), "r"(row)
       : "memory");
+}
+// The warpgroup's register allocation per thread, lowered or raised (all its threads at once).
+template <int kRegs>
+__device__ __forceinline__ void regs_lower() {
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kRegs));
+}
+template <int kRegs>
+__device__ __forceinline__ void regs_raise() {
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kRegs));
 }
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
@@ -157,6 +181,9 @@ FMHA_ENTRY(const __grid_constant__ CUtensorMap q_map, const __grid_constant__ CU
   __syncthreads();
 
   if (tid >= CONSUMERS * 128) {
+#if SPLIT_REGS
+    regs_lower<kProducerRegs>();
+#endif
     // The producer warp: one thread issues every copy.
     if (tid == CONSUMERS * 128) {
       mbar_arrive_expect_tx(q_full, kQBytes);
@@ -183,6 +210,9 @@ FMHA_ENTRY(const __grid_constant__ CUtensorMap q_map, const __grid_constant__ CU
     return;
   }
 
+#if SPLIT_REGS
+  regs_raise<kConsumerRegs>();
+#endif
   // A consumer warpgroup: rows m0 + 64 * wg + 16 * warp + lane / 4 (+ 8) of the accumulators
   // (warp w of a warpgroup holds rows 16w + lane/4 and + 8, columns 8j + 2(lane%4) and + 1
   // in registers 4j..4j+3).

@@ -26,7 +26,7 @@ inline auto fmha_wgmma_launch(CUdeviceptr Q, CUdeviceptr K, CUdeviceptr V, CUdev
                                   CU_TENSOR_MAP_SWIZZLE_128B);
     };
     return ktune::Launch{.grid = {ktune::cdiv(S, tile_m), static_cast<uint32_t>(BH)},
-                         .block = {static_cast<uint32_t>(c["CONSUMERS"] * 128 + 32)},
+                         .block = {static_cast<uint32_t>(c["CONSUMERS"] * 128 + (c["SPLIT_REGS"] ? 128 : 32))},
                          .shared_bytes = fmha_wgmma_shared_bytes(c, head_dim),
                          .args = ktune::args(map(Q, tile_m), map(K, tile_n), map(V, tile_n), O, S, causal)};
   };
