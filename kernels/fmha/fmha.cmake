@@ -79,12 +79,13 @@ function(_fmha_wgmma_add_kernel D)
   set(regs "((TILE_N + ${D}) // 2 + PIPELINE * (TILE_N // 4 + 12) + 40)")
   ktune_add_kernel(fmha_wgmma_d${D}
     SOURCE  ${CMAKE_CURRENT_LIST_DIR}/fmha_wgmma.cu
-    PARAMS  "CONSUMERS=1..3" "TILE_N=64,128" "STAGES=2..4" "OCC=1,2" "PIPELINE=0,1" "SPLIT_REGS=0,1"
+    PARAMS  "CONSUMERS=1..3" "TILE_N=64,128" "STAGES=2..4" "OCC=1,2" "PIPELINE=0,1" "PINGPONG=0,1" "SPLIT_REGS=0,1"
     WHERE   "${smem} <= 232448"
             "OCC * (${smem} + 1024) <= 233472"
             "SPLIT_REGS == 1 or ${regs} * (((4 * CONSUMERS + 1) * OCC + 3) // 4) <= 512"
             "SPLIT_REGS == 0 or (CONSUMERS >= 2 and OCC == 1 and ${regs} <= 240 - 80 * (CONSUMERS - 2))"
-    DEFAULT "CONSUMERS=2 TILE_N=128 STAGES=2 OCC=1 PIPELINE=0 SPLIT_REGS=0"
+            "PINGPONG == 0 or (PIPELINE == 1 and CONSUMERS >= 2)"
+    DEFAULT "CONSUMERS=2 TILE_N=128 STAGES=2 OCC=1 PIPELINE=0 PINGPONG=0 SPLIT_REGS=0"
     FLAGS   -DHEAD_DIM=${D} -O3 -lineinfo
     ARCH    90a
     ENTRY   fmha_wgmma_d${D}

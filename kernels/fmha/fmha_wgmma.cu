@@ -19,6 +19,9 @@
 //   OCC        minimum resident blocks per SM (__launch_bounds__)
 //   PIPELINE   0: S, softmax and P V of a tile in turn, each waited for; 1: tile j's S is
 //              issued with tile j-1's P V, and its softmax runs while that P V does
+//   PINGPONG   1 (PIPELINE=1, 2 or 3 consumers): the consumers take turns to issue their
+//              matrix products (named barriers, round robin), so one's softmax runs while
+//              the next one's products have the tensor cores (FlashAttention-3's ping-pong)
 //   SPLIT_REGS 0: the producer is one warp; 1: a whole warpgroup, which hands registers
 //              to the consumers (setmaxnreg: 24 or 32 left to it, 240 or 160 to each
 //              consumer thread with 2 or 3 consumers), where launch bounds alone give every
@@ -64,6 +67,10 @@
 #error "SPLIT_REGS (1: a producer warpgroup gives its registers to the consumers) must be defined, e.g. -DSPLIT_REGS=0"
 #endif
 
+#ifndef PINGPONG
+#error "PINGPONG (1: the consumers take turns to issue their matrix products) must be defined, e.g. -DPINGPONG=0"
+#endif
+
 #include "fmha_wgmma_ops.cuh"
 
 #define FMHA_CAT2(a, b) a##b
@@ -88,6 +95,7 @@ static_assert(CONSUMERS >= 1 && CONSUMERS <= 3, "CONSUMERS is 1..3");
 static_assert(TILE_N == 64 || TILE_N == 128, "TILE_N is 64 or 128");
 static_assert(STAGES >= 2 && STAGES <= 4, "STAGES is 2..4");
 static_assert(!SPLIT_REGS || (CONSUMERS >= 2 && OCC == 1), "SPLIT_REGS needs 2 or 3 consumers and OCC 1");
+static_assert(!PINGPONG || (PIPELINE && CONSUMERS >= 2), "PINGPONG needs PIPELINE and 2 or 3 consumers");
 static_assert(!SPLIT_REGS || kProducerRegs * 128 + kConsumerRegs * CONSUMERS * 128 <= 65536, "over the SM's registers");
 
 __device__ __forceinline__ void mbar_init(uint32_t bar, uint32_t count) {
@@ -127,6 +135,10 @@ template <int kRegs>
 __device__ __forceinline__ void regs_raise() {
   asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kRegs));
 }
+// Named barriers 1..CONSUMERS (0 is __syncthreads'): consumer warpgroup w waits at its own,
+// w + 1 arrives at it; each completes with the 256 threads of the two.
+__device__ __forceinline__ void turn_wait(int id) { asm volatile("bar.sync %0, 256;\n" ::"r"(id) : "memory"); }
+__device__ __forceinline__ void turn_pass(int id) { asm volatile("bar.arrive %0, 256;\n" ::"r"(id) : "memory"); }
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
 template <int kPending>
@@ -314,6 +326,17 @@ FMHA_ENTRY(const __grid_constant__ CUtensorMap q_map, const __grid_constant__ CU
     if (lane == 0) mbar_arrive(empty + stage * 8);
   };
 
+  // PINGPONG: warpgroup wg issues its products once warpgroup wg - 1 has issued its own
+  // (the first starts), then lets wg + 1 go. Every warpgroup issues ntiles + 1 times; the
+  // first one claims the last one's final pass at the end, so every barrier ends balanced.
+  auto my_turn = [&] {
+    if (PINGPONG) turn_wait(1 + wg);
+  };
+  auto next_turn = [&] {
+    if (PINGPONG) turn_pass(1 + (wg + 1) % CONSUMERS);
+  };
+  if (PINGPONG && wg == 0) turn_pass(1);
+
   mbar_wait(q_full, 0);
   int stage = 0;
   uint32_t phase = 0;
@@ -331,7 +354,9 @@ FMHA_ENTRY(const __grid_constant__ CUtensorMap q_map, const __grid_constant__ CU
   // that P V on the tensor cores; O is rescaled once that P V is done.
   if (ntiles > 0) {
     mbar_wait(full + stage * 8, phase);
+    my_turn();
     issue_s(sc, stage);
+    next_turn();
     wgmma_wait<0>();
     fence_registers(sc);
     softmax(sc, 0, pc, correction);
@@ -345,8 +370,10 @@ FMHA_ENTRY(const __grid_constant__ CUtensorMap q_map, const __grid_constant__ CU
     advance();
     mbar_wait(full + stage * 8, phase);
     fence_registers(o);
+    my_turn();
     issue_s(sc, stage);
     issue_pv(pin, previous);
+    next_turn();
     wgmma_wait<1>();  // S of tile j done; P V of tile j-1 may still run
     fence_registers(sc);
     float next_correction[2];
@@ -365,13 +392,16 @@ FMHA_ENTRY(const __grid_constant__ CUtensorMap q_map, const __grid_constant__ CU
   if (in_d) step(j, pc, pd);
   if (ntiles > 0) {
     fence_registers(o);
+    my_turn();
     if (in_d)
       issue_pv(pd, stage);
     else
       issue_pv(pc, stage);
+    next_turn();
     wgmma_wait<0>();
     fence_registers(o);
     release(stage);
+    if (PINGPONG && wg == 0) my_turn();
   }
 #else
   // Each tile in turn: S, its softmax, then P V, each waited for.
