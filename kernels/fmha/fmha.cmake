@@ -60,8 +60,13 @@ _fmha_add_kernel(128 ${_fmha_keys_128})
 # version (commit b54c95c) ran 4-13 % slower on every key of an H100: ptxas serialized its
 # wgmmas (C7513), because the softmax scaled S in S's registers and P was copied from one
 # buffer to the other, and the scheduler moved those writes between the start and the end of
-# a wgmma stage that reads them. Now the softmax only reads S and P is double-buffered;
-# ptxas reports no C7513 for any config of the space. Not yet run on a GPU.
+# a wgmma stage that reads them. Now the softmax only reads S and P is double-buffered, and
+# ptxas reports no C7513; it is still slower. Every config of d128 with 2 or 3 consumers at
+# BH=32 S=2048, one H100 (benchmarks/probe_configs.sh, 2026-12-07): best 0.2415 ms without
+# PIPELINE, 0.2825 ms with it, 0.2856 ms with PINGPONG as well; SPLIT_REGS lets TILE_N=128
+# run without spilling (0.2431 against 0.2645 ms, 3 stages) and is the best by 0.4 %
+# (0.2415 against 0.2424 ms). The build's tune (genetic, 32 a key) picked one consumer and
+# no PIPELINE on 10 of the 11 keys; fmha (mma.sync) stays faster: 0.2097 ms at that key.
 option(KTUNE_EXAMPLE_FMHA_WGMMA "Declare the example kernels fmha_wgmma_d64 and fmha_wgmma_d128 (slower than fmha so far)" OFF)
 
 # fmha_wgmma (fmha_wgmma.cu): wgmma with TMA loads from a producer warp, 64 query rows per
