@@ -137,8 +137,10 @@ __device__ __forceinline__ void regs_raise() {
 }
 // Named barriers 1..CONSUMERS (0 is __syncthreads'): consumer warpgroup w waits at its own,
 // w + 1 arrives at it; each completes with the 256 threads of the two.
+#if PINGPONG
 __device__ __forceinline__ void turn_wait(int id) { asm volatile("bar.sync %0, 256;\n" ::"r"(id) : "memory"); }
 __device__ __forceinline__ void turn_pass(int id) { asm volatile("bar.arrive %0, 256;\n" ::"r"(id) : "memory"); }
+#endif
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
 template <int kPending>
@@ -326,17 +328,6 @@ FMHA_ENTRY(const __grid_constant__ CUtensorMap q_map, const __grid_constant__ CU
     if (lane == 0) mbar_arrive(empty + stage * 8);
   };
 
-  // PINGPONG: warpgroup wg issues its products once warpgroup wg - 1 has issued its own
-  // (the first starts), then lets wg + 1 go. Every warpgroup issues ntiles + 1 times; the
-  // first one claims the last one's final pass at the end, so every barrier ends balanced.
-  auto my_turn = [&] {
-    if (PINGPONG) turn_wait(1 + wg);
-  };
-  auto next_turn = [&] {
-    if (PINGPONG) turn_pass(1 + (wg + 1) % CONSUMERS);
-  };
-  if (PINGPONG && wg == 0) turn_pass(1);
-
   mbar_wait(q_full, 0);
   int stage = 0;
   uint32_t phase = 0;
@@ -350,6 +341,22 @@ FMHA_ENTRY(const __grid_constant__ CUtensorMap q_map, const __grid_constant__ CU
   uint32_t pc[TILE_N / 16][4];
   float correction[2];
 #if PIPELINE
+  // PINGPONG: warpgroup wg issues its products once warpgroup wg - 1 has issued its own
+  // (the first starts), then lets wg + 1 go. Every warpgroup issues ntiles + 1 times; the
+  // first one claims the last one's final pass at the end, so every barrier ends balanced.
+  auto my_turn = [&] {
+#if PINGPONG
+    turn_wait(1 + wg);
+#endif
+  };
+  auto next_turn = [&] {
+#if PINGPONG
+    turn_pass(1 + (wg + 1) % CONSUMERS);
+#endif
+  };
+#if PINGPONG
+  if (wg == 0) turn_pass(1);
+#endif
   // Tile j's scores are multiplied while tile j-1's P V runs, and its softmax overlaps
   // that P V on the tensor cores; O is rescaled once that P V is done.
   if (ntiles > 0) {
@@ -401,7 +408,9 @@ FMHA_ENTRY(const __grid_constant__ CUtensorMap q_map, const __grid_constant__ CU
     wgmma_wait<0>();
     fence_registers(o);
     release(stage);
-    if (PINGPONG && wg == 0) my_turn();
+#if PINGPONG
+    if (wg == 0) my_turn();
+#endif
   }
 #else
   // Each tile in turn: S, its softmax, then P V, each waited for.
