@@ -882,6 +882,11 @@ function(_ktune_add_tune_step name harness out_dir keys search_args)
   add_executable(ktune_${name}_tuner "${harness}")
   target_link_libraries(ktune_${name}_tuner PRIVATE ktune::tuner_main)
   target_compile_features(ktune_${name}_tuner PRIVATE cxx_std_20)
+  # The search options this step passes (STRATEGY, BUDGET, SEED, compile jobs, the most
+  # configs, DB_DIRS as priors), one word a line, also without a tune step: for whoever
+  # runs the tuner by hand with the kernel's own search (scripts/gpu-kernel.sh).
+  list(JOIN search_args "\n" search_text)
+  file(CONFIGURE OUTPUT "${out_dir}/search_args.txt" CONTENT "${search_text}\n" @ONLY)
   if(KTUNE_TUNE STREQUAL "OFF")
     return()
   endif()

@@ -26,17 +26,25 @@ start=$EPOCHREALTIME
 cmake --build --preset default -- -j 16 >"$out/build.log" 2>&1 || { grep -v "^\[" "$out/build.log" | tail -n 60; exit 1; }
 echo "build wall: $(awk -v a="$EPOCHREALTIME" -v b="$start" 'BEGIN{print a-b}') s"
 
-# The build's tune step (cmake/ktune.cmake) with the search the kernels declare: TUNE_ARGS,
-# by default the examples' usual STRATEGY genetic BUDGET 32 SEED 1, and the kernel's shipped
-# DBs (generated/<kernel>, its DB_DIRS) as the prior, as the build passes them.
+# The build's tune step (cmake/ktune.cmake) with the search each kernel declares, as the build
+# would pass it (its _ktune/<kernel>/search_args.txt: strategy, budget, seed, DB_DIRS as the
+# prior), 16 compile jobs; or TUNE_ARGS (e.g. "--strategy=genetic --budget=64 --seed=1") with
+# the kernel's shipped DBs (generated/<kernel>) as the prior.
 # usage: tune <kernel> <DB directory> <more tuner options>
 tune() {
-  local k=$1 db=$2 prior=()
+  local k=$1 db=$2 search=() words=() i
   shift 2
-  [[ -d $root/generated/$k ]] && prior=(--prior-db-dir "$root/generated/$k")
+  if [[ -n ${TUNE_ARGS:-} ]]; then
+    read -ra search <<<"$TUNE_ARGS"
+    [[ -d $root/generated/$k ]] && search+=(--prior-db-dir "$root/generated/$k")
+  else
+    mapfile -t words <"$b/_ktune/$k/search_args.txt" || return 1
+    for ((i = 0; i < ${#words[@]}; ++i)); do
+      if [[ ${words[i]} == --compile-jobs ]]; then ((++i)); elif [[ -n ${words[i]} ]]; then search+=("${words[i]}"); fi
+    done
+  fi
   (cd "$b/kernels" && "../bin/ktune_${k}_tuner" --manifest "../_ktune/$k/manifest.json" --db-dir "$db" \
-    --worker-log "../_ktune/$k/worker.log" --compile-jobs 16 ${TUNE_ARGS:---strategy=genetic --budget=32 --seed=1} \
-    "${prior[@]}" "$@")
+    --worker-log "../_ktune/$k/worker.log" --compile-jobs 16 "${search[@]}" "$@")
 }
 export -f tune
 export b root=$PWD
