@@ -73,7 +73,7 @@ option(KTUNE_EXAMPLE_FMHA_WGMMA "Declare the example kernels fmha_wgmma_d64 and 
 # consumer warpgroup. WHERE keeps what can run: the shared memory (+2 KiB: alignment and
 # barriers) within a block's 227 KiB and OCC blocks within the SM's 228 KiB, and registers:
 # S's and O's accumulators, with PIPELINE a second P and a few more, and about 40 more a
-# thread ((TILE_N + D) / 2 + PIPELINE * (TILE_N / 4 + 12) + 40; ptxas: 102 to 255, no spills),
+# thread ((TILE_N + D) / 2 + PIPELINE * (TILE_N / 4 + 20) + 40; ptxas: 96 to 254, no spills),
 # within what ptxas gives a thread when each of the SM's four register files (16,384
 # registers) holds a quarter of the resident warps, rounded up; with SPLIT_REGS (a producer
 # warpgroup that lowers its registers with setmaxnreg, OCC 1), within what a consumer's
@@ -81,7 +81,7 @@ option(KTUNE_EXAMPLE_FMHA_WGMMA "Declare the example kernels fmha_wgmma_d64 and 
 # tile (128 query rows in 2 consumers, TILE_N 128, PIPELINE), which spills at 168.
 function(_fmha_wgmma_add_kernel D)
   set(smem "(CONSUMERS * 64 + 2 * STAGES * TILE_N) * ${D} * 2 + 2048")
-  set(regs "((TILE_N + ${D}) // 2 + PIPELINE * (TILE_N // 4 + 12) + 40)")
+  set(regs "((TILE_N + ${D}) // 2 + PIPELINE * (TILE_N // 4 + 20) + 40)")
   ktune_add_kernel(fmha_wgmma_d${D}
     SOURCE  ${CMAKE_CURRENT_LIST_DIR}/fmha_wgmma.cu
     PARAMS  "CONSUMERS=1..3" "TILE_N=64,128" "STAGES=2..4" "OCC=1,2" "PIPELINE=0,1" "PINGPONG=0,1" "SPLIT_REGS=0,1"

@@ -43,6 +43,7 @@
 #include <cuda_fp16.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #ifndef HEAD_DIM
 #error "HEAD_DIM (head dimension, 64 or 128) must be defined, e.g. -DHEAD_DIM=64"
@@ -158,6 +159,13 @@ __device__ __forceinline__ uint64_t descriptor(uint32_t addr, uint32_t leading, 
   return static_cast<uint64_t>((addr & 0x3FFFF) >> 4) | static_cast<uint64_t>(leading >> 4) << 16 |
          static_cast<uint64_t>(stride >> 4) << 32 | 1ull << 62;
 }
+// 2^x in one instruction (MUFU.EX2), subnormal results flushed to zero: exp2f without
+// fast-math adds the subnormal handling around it.
+__device__ __forceinline__ float exp2_ftz(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+  return y;
+}
 __device__ __forceinline__ uint32_t pack_half2(float lo, float hi) {
   __half2 v = __floats2half2_rn(lo, hi);
   return *reinterpret_cast<uint32_t*>(&v);
@@ -266,54 +274,67 @@ FMHA_ENTRY(const __grid_constant__ CUtensorMap q_map, const __grid_constant__ CU
   };
   // The online softmax of tile j's scores: masked keys (past S, or after the row under the
   // causal mask) are -inf; P packed as the A fragments of the k16 steps over the tile's
-  // keys; `correction` rescales what O and the row sums hold to the new row maxima.
+  // keys; `correction` rescales what O and the row sums hold to the new row maxima. The row
+  // maxima are kept unscaled, so that each exponential is one multiply-add and one ex2; only
+  // a tile with a masked key (the last past S, those across the causal diagonal) checks each
+  // key. Per score that is about 4 instructions instead of 11; at d64 an SM's 128 lanes would
+  // take longer over 11 than its tensor cores over the score's 256 flops (4,096 a clock).
   auto softmax = [&](float (&sc)[TILE_N / 2], int j, uint32_t (&pc)[TILE_N / 16][4], float (&correction)[2]) {
     const int key0 = j * TILE_N + 2 * (lane & 3);
-    float tile_max[2] = {-INFINITY, -INFINITY};
-#pragma unroll
-    for (int jj = 0; jj < TILE_N / 8; ++jj)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) {
+    auto tile = [&](auto masked_tile) {
+      constexpr bool kMasked = decltype(masked_tile)::value;
+      auto masked = [&](int jj, int e) {
         const int key = key0 + jj * 8 + (e & 1), row = row0 + (e >> 1) * 8;
-        const bool masked = key >= S || (causal && key > row);
-#if PIPELINE
-        // S's registers are not written while the P V wgmma is in flight (ptxas would
-        // serialize the wgmmas, C7513): the exponentials below scale and mask again.
-        tile_max[e >> 1] = fmaxf(tile_max[e >> 1], masked ? -INFINITY : sc[4 * jj + e] * scale);
-#else
-        float& x = sc[4 * jj + e];
-        x = masked ? -INFINITY : x * scale;
-        tile_max[e >> 1] = fmaxf(tile_max[e >> 1], x);
+        return key >= S || (causal && key > row);
+      };
+      float tile_max[2] = {-INFINITY, -INFINITY};
+#pragma unroll
+      for (int jj = 0; jj < TILE_N / 8; ++jj)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          float x = sc[4 * jj + e];
+          if constexpr (kMasked) {
+            if (masked(jj, e)) x = -INFINITY;
+#if !PIPELINE
+            // S's registers may be written here; with PIPELINE they are read while the P V
+            // wgmma is in flight, and a write would serialize the wgmmas (C7513).
+            sc[4 * jj + e] = x;
 #endif
+          }
+          tile_max[e >> 1] = fmaxf(tile_max[e >> 1], x);
+        }
+      float base[2];
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        tile_max[h] = fmaxf(tile_max[h], __shfl_xor_sync(0xffffffffu, tile_max[h], 1));
+        tile_max[h] = fmaxf(tile_max[h], __shfl_xor_sync(0xffffffffu, tile_max[h], 2));
+        const float new_max = fmaxf(row_max[h], tile_max[h]);
+        // A row with no unmasked key yet keeps -inf: exp2 of (-inf) - (-inf) would be NaN.
+        correction[h] = new_max == -INFINITY ? 1.f : exp2_ftz((row_max[h] - new_max) * scale);
+        base[h] = new_max == -INFINITY ? 0.f : new_max * scale;
+        row_max[h] = new_max;
+        row_sum[h] *= correction[h];
       }
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      tile_max[h] = fmaxf(tile_max[h], __shfl_xor_sync(0xffffffffu, tile_max[h], 1));
-      tile_max[h] = fmaxf(tile_max[h], __shfl_xor_sync(0xffffffffu, tile_max[h], 2));
-      const float new_max = fmaxf(row_max[h], tile_max[h]);
-      // A row with no unmasked key yet keeps -inf: exp2 of (-inf) - (-inf) would be NaN.
-      correction[h] = new_max == -INFINITY ? 1.f : exp2f(row_max[h] - new_max);
-      row_max[h] = new_max;
-      row_sum[h] *= correction[h];
-    }
+      for (int jj = 0; jj < TILE_N / 8; ++jj) {
+        float e4[4];
 #pragma unroll
-    for (int jj = 0; jj < TILE_N / 8; ++jj) {
-      float e4[4];
-#pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        const float m = row_max[e >> 1];
+        for (int e = 0; e < 4; ++e) {
+          e4[e] = exp2_ftz(fmaf(sc[4 * jj + e], scale, -base[e >> 1]));
 #if PIPELINE
-        const int key = key0 + jj * 8 + (e & 1), row = row0 + (e >> 1) * 8;
-        const bool masked = key >= S || (causal && key > row);
-        e4[e] = m == -INFINITY || masked ? 0.f : exp2f(sc[4 * jj + e] * scale - m);
-#else
-        e4[e] = m == -INFINITY ? 0.f : exp2f(sc[4 * jj + e] - m);
+          if constexpr (kMasked) e4[e] = masked(jj, e) ? 0.f : e4[e];
 #endif
-        row_sum[e >> 1] += e4[e];
+          row_sum[e >> 1] += e4[e];
+        }
+        pc[jj / 2][(jj % 2) * 2 + 0] = pack_half2(e4[0], e4[1]);
+        pc[jj / 2][(jj % 2) * 2 + 1] = pack_half2(e4[2], e4[3]);
       }
-      pc[jj / 2][(jj % 2) * 2 + 0] = pack_half2(e4[0], e4[1]);
-      pc[jj / 2][(jj % 2) * 2 + 1] = pack_half2(e4[2], e4[3]);
-    }
+    };
+    const int wg_row0 = m0 + wg * 64;  // the warpgroup's first row
+    if ((j + 1) * TILE_N > S || (causal && (j + 1) * TILE_N - 1 > wg_row0))
+      tile(std::true_type{});
+    else
+      tile(std::false_type{});
   };
   auto rescale = [&](const float (&correction)[2]) {
 #pragma unroll
