@@ -67,6 +67,9 @@ _fmha_add_kernel(128 ${_fmha_keys_128})
 # run without spilling (0.2431 against 0.2645 ms, 3 stages) and is the best by 0.4 %
 # (0.2415 against 0.2424 ms). The build's tune (genetic, 32 a key) picked one consumer and
 # no PIPELINE on 10 of the 11 keys; fmha (mma.sync) stays faster: 0.2097 ms at that key.
+# Since those runs the softmax is leaner (one multiply-add and one ex2 a score, the mask only
+# on tiles that need it: about 4 instructions a score instead of 11, as fmha's); it compiles
+# without spills but has not yet been run on a GPU.
 option(KTUNE_EXAMPLE_FMHA_WGMMA "Declare the example kernels fmha_wgmma_d64 and fmha_wgmma_d128 (slower than fmha so far)" OFF)
 
 # fmha_wgmma (fmha_wgmma.cu): wgmma with TMA loads from a producer warp, 64 query rows per
