@@ -770,7 +770,7 @@ function(ktune_add_kernel name)
   list(PREPEND db_dirs "${KTUNE_DB_DIR}/${name}")
   set(tune_output "")
   if(DEFINED arg_HARNESS)
-    list(APPEND search_args --compile-jobs "${KTUNE_COMPILE_JOBS}" --max-configs "${max_configs}")
+    list(APPEND search_args --max-configs "${max_configs}")
     # Other GPUs' results in DB_DIRS start the search on this one (besides the build's own
     # DB directory's other files).
     foreach(dir IN LISTS db_dirs)
@@ -882,9 +882,9 @@ function(_ktune_add_tune_step name harness out_dir keys search_args)
   add_executable(ktune_${name}_tuner "${harness}")
   target_link_libraries(ktune_${name}_tuner PRIVATE ktune::tuner_main)
   target_compile_features(ktune_${name}_tuner PRIVATE cxx_std_20)
-  # The search options this step passes (STRATEGY, BUDGET, SEED, compile jobs, the most
-  # configs, DB_DIRS as priors), one word a line, also without a tune step: for whoever
-  # runs the tuner by hand with the kernel's own search (scripts/gpu-kernel.sh).
+  # The search options this step passes (STRATEGY, BUDGET, SEED, the most configs, DB_DIRS
+  # as priors; not this machine's compile jobs), one word a line, also without a tune step:
+  # for whoever runs the tuner by hand with the kernel's own search (scripts/gpu-kernel.sh).
   list(JOIN search_args "\n" search_text)
   file(CONFIGURE OUTPUT "${out_dir}/search_args.txt" CONTENT "${search_text}\n" @ONLY)
   if(KTUNE_TUNE STREQUAL "OFF")
@@ -900,7 +900,8 @@ function(_ktune_add_tune_step name harness out_dir keys search_args)
   file(CONFIGURE OUTPUT "${steps_file}" CONTENT "${steps_text}\n" @ONLY)
   # The keys reach the tuner by one route: the manifest's KEYS.
   set(args --manifest "${out_dir}/manifest.json" --db-dir "${KTUNE_DB_DIR}/${name}"
-           --worker-log "${out_dir}/worker.log" "--build-tunes=${steps_file}")
+           --worker-log "${out_dir}/worker.log" "--build-tunes=${steps_file}"
+           --compile-jobs "${KTUNE_COMPILE_JOBS}")
   list(APPEND args ${search_args})
   if(KTUNE_TUNE STREQUAL "ON")
     list(APPEND args --require-gpu)

@@ -32,16 +32,13 @@ echo "build wall: $(awk -v a="$EPOCHREALTIME" -v b="$start" 'BEGIN{print a-b}') 
 # the kernel's shipped DBs (generated/<kernel>) as the prior.
 # usage: tune <kernel> <DB directory> <more tuner options>
 tune() {
-  local k=$1 db=$2 search=() words=() i
+  local k=$1 db=$2 search=()
   shift 2
   if [[ -n ${TUNE_ARGS:-} ]]; then
     read -ra search <<<"$TUNE_ARGS"
     [[ -d $root/generated/$k ]] && search+=(--prior-db-dir "$root/generated/$k")
   else
-    mapfile -t words <"$b/_ktune/$k/search_args.txt" || return 1
-    for ((i = 0; i < ${#words[@]}; ++i)); do
-      if [[ ${words[i]} == --compile-jobs ]]; then ((++i)); elif [[ -n ${words[i]} ]]; then search+=("${words[i]}"); fi
-    done
+    mapfile -t search < <(grep -v '^$' "$b/_ktune/$k/search_args.txt") || return 1
   fi
   (cd "$b/kernels" && "../bin/ktune_${k}_tuner" --manifest "../_ktune/$k/manifest.json" --db-dir "$db" \
     --worker-log "../_ktune/$k/worker.log" --compile-jobs 16 "${search[@]}" "$@")
